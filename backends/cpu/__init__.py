@@ -1,0 +1,1 @@
+"""cuzk's CPU reference backend, registered through the ``cuzk`` entry-point group."""

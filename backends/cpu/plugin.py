@@ -1,0 +1,156 @@
+"""The CPU reference backend: every hook in plain Python. It is the oracle other backends match."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cuzk_core import __version__, hookimpl
+from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
+from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
+
+from . import msm, ntt
+
+NAME = "cpu"
+
+
+def _ours(ctx: BackendContext) -> bool:
+    return ctx.backend == NAME
+
+
+@hookimpl
+def cuzk_backend_info() -> BackendInfo:
+    return BackendInfo(NAME, __version__, available=True, reason="plain Python, runs anywhere")
+
+
+# ---------------------------------------------------------------- allocation (host memory only)
+
+
+@hookimpl
+def cuzk_alloc_host(ctx: BackendContext, shape: tuple[int, ...], dtype: str, purpose: str):
+    if _ours(ctx):
+        return np.zeros(shape, dtype=dtype)
+    return None
+
+
+@hookimpl
+def cuzk_pin(ctx: BackendContext, arrays: list, purpose: str) -> Any:
+    # Nothing to pin: the CPU computes where the data already is.
+    return "not-pinned" if _ours(ctx) else None
+
+
+@hookimpl
+def cuzk_unpin(ctx: BackendContext, handle: Any) -> bool | None:
+    return True if _ours(ctx) else None
+
+
+@hookimpl
+def cuzk_upload(ctx: BackendContext, points: Any, purpose: str) -> Any:
+    return points if _ours(ctx) else None
+
+
+@hookimpl
+def cuzk_release(ctx: BackendContext, handle: Any) -> bool | None:
+    return True if _ours(ctx) else None
+
+
+# ---------------------------------------------------------------- synthesis
+
+
+@hookimpl
+def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized | None:
+    if not _ours(ctx):
+        return None
+    cs = ConstraintSystem()
+    with ctx.timer.span("gadgets"):
+        circuit.synthesize(cs)
+    with ctx.timer.span("matrices"):
+        matrices = cs.matrices()
+    return Synthesized(matrices, ints_to_limbs(cs.assignment()))
+
+
+@hookimpl
+def cuzk_evaluate_r1cs(ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray):
+    if not _ours(ctx):
+        return None
+    z = limbs_to_ints(witness)
+    return tuple(ints_to_limbs(m.dot(z)) for m in (matrices.a, matrices.b, matrices.c))
+
+
+# ---------------------------------------------------------------- NTT
+
+
+@hookimpl
+def cuzk_ntt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain):
+    if not _ours(ctx):
+        return None
+    return ints_to_limbs(ntt.ntt(limbs_to_ints(values), domain.omega))
+
+
+@hookimpl
+def cuzk_intt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain):
+    if not _ours(ctx):
+        return None
+    return ints_to_limbs(ntt.intt(limbs_to_ints(values), domain.omega))
+
+
+@hookimpl
+def cuzk_coset_ntt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int):
+    if not _ours(ctx):
+        return None
+    scaled = ntt.scale_by_powers(limbs_to_ints(values), shift)
+    return ints_to_limbs(ntt.ntt(scaled, domain.omega))
+
+
+@hookimpl
+def cuzk_coset_intt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int):
+    if not _ours(ctx):
+        return None
+    coeffs = ntt.intt(limbs_to_ints(values), domain.omega)
+    return ints_to_limbs(ntt.scale_by_powers(coeffs, pow(shift, -1, FR_MODULUS)))
+
+
+@hookimpl
+def cuzk_quotient_pointwise(ctx: BackendContext, a, b, c, scale: int):
+    if not _ours(ctx):
+        return None
+    r = FR_MODULUS
+    triples = zip(limbs_to_ints(a), limbs_to_ints(b), limbs_to_ints(c), strict=True)
+    return ints_to_limbs([(x * y - z) * scale % r for x, y, z in triples])
+
+
+# ---------------------------------------------------------------- MSM
+
+
+@hookimpl
+def cuzk_msm_g1(ctx: BackendContext, bases: G1Affines, scalars, window_bits, label: str):
+    if not _ours(ctx):
+        return None
+    total = msm.pippenger(
+        msm.G1_OPS,
+        bases.to_points(),
+        limbs_to_ints(scalars),
+        window_bits,
+        ctx.profile.msm.signed_digits,
+        ctx.timer,
+    )
+    return G1Affines.from_points(msm.G1_OPS.to_affine([total]))
+
+
+@hookimpl
+def cuzk_msm_g2(ctx: BackendContext, bases: G2Affines, scalars, window_bits, label: str):
+    if not _ours(ctx):
+        return None
+    total = msm.pippenger(
+        msm.G2_OPS,
+        bases.to_points(),
+        limbs_to_ints(scalars),
+        window_bits,
+        ctx.profile.msm.signed_digits,
+        ctx.timer,
+    )
+    return G2Affines.from_points(msm.G2_OPS.to_affine([total]))

@@ -1,0 +1,26 @@
+"""The ``cuzk`` command line: parse, dispatch, and turn user errors into one line and exit 2."""
+
+from __future__ import annotations
+
+import sys
+
+from cuzk_core.cli.parser import build_parser
+from cuzk_core.errors import CuzkError
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``cuzk`` with ``argv``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except CuzkError as exc:
+        print(f"cuzk: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("cuzk: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

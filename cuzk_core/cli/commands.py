@@ -1,0 +1,164 @@
+"""What each ``cuzk`` sub-command does; argument parsing lives in :mod:`cuzk_core.cli.parser`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from cuzk_core.backend import Backend
+from cuzk_core.cache import cache_dir
+from cuzk_core.circuits import get_circuit
+from cuzk_core.errors import CuzkError
+from cuzk_core.fileio import write_json_atomic
+from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.prover import PROVE_STEPS
+from cuzk_core.groth16.prover import prove as run_prover
+from cuzk_core.groth16.qap import with_input_rows
+from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
+from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile, shipped_profiles
+from cuzk_core.progress import Progress
+from cuzk_core.timing import Timer
+
+
+def _progress(args: argparse.Namespace, label: str, total: int) -> Progress:
+    return Progress(label, total, enabled=False if args.quiet else None)
+
+
+def _circuit_spec(args: argparse.Namespace) -> dict[str, Any]:
+    knobs = {"challenges": args.challenges, "depth": args.depth, "seed": args.circuit_seed}
+    return {"circuit": args.circuit, **{k: v for k, v in knobs.items() if v is not None}}
+
+
+def _build_circuit(spec: dict[str, Any]):
+    knobs = {k: v for k, v in spec.items() if k != "circuit"}
+    try:
+        return get_circuit(spec["circuit"], **knobs)
+    except (KeyError, TypeError, ValueError) as exc:
+        message = exc.args[0] if exc.args else str(exc)
+        raise CuzkError(f"circuit {spec['circuit']!r}: {message}") from None
+
+
+def _backend(args: argparse.Namespace, timer: Timer) -> Backend:
+    profile = load_profile(args.profile)
+    return load_plugins().backend(profile, timer)
+
+
+def _synthesizer(backend: Backend, circuit):
+    def synthesize():
+        synthesized = backend.synthesize(circuit)
+        return with_input_rows(synthesized.matrices), synthesized.witness
+
+    return synthesize
+
+
+def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress):
+    matrices, _ = _synthesizer(backend, circuit)()
+    progress.step("synthesis")
+    return generate_parameters(matrices, seed=seed, progress=progress)
+
+
+def setup(args: argparse.Namespace) -> int:
+    """``cuzk setup``: parameters for a circuit into a folder."""
+    timer = Timer()
+    backend = _backend(args, timer)
+    spec = _circuit_spec(args)
+    circuit = _build_circuit(spec)
+    progress = _progress(args, "setup", SETUP_STEPS + 1)
+    pk = _make_params(backend, circuit, args.seed, progress)
+    progress.close()
+    params_dir.write_params_dir(Path(args.out), pk, {"circuit": circuit.name, **circuit.knobs()})
+    print(f"wrote {args.out}/{params_dir.PARAMS_FILE} and {args.out}/{params_dir.VK_FILE}")
+    return 0
+
+
+def _cached_params(backend: Backend, circuit, args: argparse.Namespace) -> Path:
+    """The cache folder for ``circuit``'s parameters, generating them once if missing."""
+    spec = {"circuit": circuit.name, **circuit.knobs()}
+    key = "-".join([circuit.name, *(f"{k}{v}" for k, v in sorted(circuit.knobs().items()))])
+    folder = cache_dir() / "params" / key
+    if not (folder / params_dir.PARAMS_FILE).is_file():
+        if not args.quiet:
+            print(f"cuzk: generating parameters for {key} once, into {folder}", file=sys.stderr)
+        progress = _progress(args, "setup", SETUP_STEPS + 1)
+        pk = _make_params(backend, circuit, None, progress)
+        progress.close()
+        params_dir.publish_params_dir(folder, pk, spec)
+    return folder
+
+
+def prove(args: argparse.Namespace) -> int:
+    """``cuzk prove``: a proof, its verifying key, public inputs and timings into ``--out``."""
+    timer = Timer()
+    backend = _backend(args, timer)
+    if args.params is not None:
+        folder = Path(args.params)
+        spec = params_dir.read_circuit_spec(folder)
+        circuit = _build_circuit(spec)
+    else:
+        circuit = _build_circuit(_circuit_spec(args))
+        folder = _cached_params(backend, circuit, args)
+    params_file = folder / params_dir.PARAMS_FILE
+
+    progress = _progress(args, "prove", PROVE_STEPS)
+    result = run_prover(
+        backend,
+        _synthesizer(backend, circuit),
+        lambda: files.read_params(params_file),
+        seed=args.seed,
+        progress=progress,
+    )
+    progress.close()
+    vk = files.read_vk(folder / params_dir.VK_FILE)
+
+    out = Path(args.out)
+    files.write_proof(out / "proof.bin", result.proof)
+    files.write_vk(out / "vk.bin", vk)
+    files.write_public(out / "public.json", result.public_inputs)
+    timings = {"backend": backend.name, "profile": backend.ctx.profile.name, **timer.to_json()}
+    write_json_atomic(out / "timings.json", timings)
+    total_ms = sum(timer.phase_totals().values())
+    print(f"proof written to {out}/proof.bin ({total_ms / 1000:.2f} s in {backend.name})")
+    return 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    """``cuzk verify``: exit 0 and ``valid``, or exit 1 and the reason."""
+    vk = files.read_vk(args.vk)
+    proof = files.read_proof(args.proof)
+    public = files.read_public(args.public, expected=vk.num_public)
+    ok, reason = verify_proof(vk, proof, public)
+    if ok:
+        print("valid")
+        return 0
+    print(f"invalid: {reason}")
+    return 1
+
+
+def backends(args: argparse.Namespace) -> int:
+    """``cuzk backends``: every backend, its version, source, and whether it can run here."""
+    plugins = load_plugins()
+    for info in sorted(plugins.backends.values(), key=lambda i: i.name):
+        status = "available" if info.available else f"unavailable: {info.reason}"
+        print(f"{info.name:<10} {info.version:<10} {status}")
+        print(f"{'':<10} from {info.source}")
+    for broken in plugins.broken:
+        print(f"{broken.name:<10} {'?':<10} broken: {broken.reason}")
+        print(f"{'':<10} from {broken.source}")
+    return 0
+
+
+def profile_show(args: argparse.Namespace) -> int:
+    """``cuzk profile show``: the resolved profile as TOML."""
+    sys.stdout.write(load_profile(args.name or args.profile).to_toml())
+    return 0
+
+
+def profile_list(args: argparse.Namespace) -> int:
+    """``cuzk profile list``: the shipped profiles."""
+    for name, path in sorted(shipped_profiles().items()):
+        print(f"{name:<12} {path}")
+    return 0

@@ -1,0 +1,184 @@
+"""The Groth16 prover: it orchestrates the backend's hooks and owns every phase span.
+
+It never knows which backend runs: it calls the :class:`~cuzk_core.backend.Backend` façade.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import attrs
+import numpy as np
+
+from cuzk_core.backend import Backend
+from cuzk_core.curve.g1 import (
+    g1_add,
+    g1_add_affine,
+    g1_from_affine,
+    g1_mul,
+    g1_neg,
+    g1_to_affine,
+)
+from cuzk_core.curve.g2 import g2_add_affine, g2_from_affine, g2_mul, g2_to_affine
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.errors import CuzkError, FormatError
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16.keys import Proof, ProvingKey, query_density
+from cuzk_core.groth16.qap import compute_h
+from cuzk_core.layout import limbs_to_ints
+from cuzk_core.profile import BG2Placement
+from cuzk_core.progress import NullProgress, Progress
+from cuzk_core.r1cs import R1CSMatrices
+
+_R = FR_MODULUS
+PROVE_STEPS = 11
+"""How many progress steps :func:`prove` reports."""
+
+
+class UnsatisfiedWitness(CuzkError):
+    """The witness does not satisfy the constraints (found before any MSM work)."""
+
+
+@attrs.frozen
+class ProofResult:
+    """A proof and the public inputs it is for (without the leading 1)."""
+
+    proof: Proof
+    public_inputs: list[int]
+
+
+def proof_randomness(seed: int | None) -> tuple[int, int]:
+    """The blinding scalars r, s: fresh, or derived from ``seed`` for byte-identical proofs."""
+    if seed is None:
+        return secrets.randbelow(_R), secrets.randbelow(_R)
+    digest = hashlib.sha512(f"cuzk proof randomness {seed}".encode()).digest()
+    return int.from_bytes(digest[:32], "big") % _R, int.from_bytes(digest[32:], "big") % _R
+
+
+def first_unsatisfied(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int | None:
+    """The index of the first row with a·b ≠ c, or None."""
+    rows = zip(limbs_to_ints(a), limbs_to_ints(b), limbs_to_ints(c), strict=True)
+    for index, (x, y, z) in enumerate(rows):
+        if (x * y - z) % _R:
+            return index
+    return None
+
+
+def _check_key_matches(pk: ProvingKey, matrices: R1CSMatrices, domain: EvaluationDomain) -> None:
+    num_vars = matrices.num_inputs + matrices.num_aux
+    expected = {
+        "ic": (len(pk.vk.ic), matrices.num_inputs),
+        "h": (len(pk.h), domain.size - 1),
+        "l": (len(pk.l), matrices.num_aux),
+        "a": (len(pk.a), int(query_density(matrices.a, num_vars).sum())),
+        "b_g1": (len(pk.b_g1), int(query_density(matrices.b, num_vars).sum())),
+        "b_g2": (len(pk.b_g2), int(query_density(matrices.b, num_vars).sum())),
+    }
+    for name, (have, need) in expected.items():
+        if have != need:
+            raise FormatError(
+                f"the parameters do not match this circuit: {name} has {have} points, "
+                f"the circuit needs {need}"
+            )
+
+
+def prove(
+    backend: Backend,
+    synthesize: Callable[[], tuple[R1CSMatrices, np.ndarray]],
+    load_key: Callable[[], ProvingKey],
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> ProofResult:
+    """Prove; ``synthesize`` gives the matrices (input rows included) and witness."""
+    progress = progress or NullProgress()
+    timer = backend.ctx.timer
+
+    def phase(name: str):
+        return timer.span(name, backend=backend.name)
+
+    with phase("synthesis"):
+        matrices, witness = synthesize()
+        a, b, c = backend.evaluate_r1cs(matrices, witness)
+        failing = first_unsatisfied(a, b, c)
+        if failing is not None:
+            raise UnsatisfiedWitness(f"the witness does not satisfy constraint {failing}")
+    progress.step("synthesis")
+    num_inputs = matrices.num_inputs
+    num_vars = num_inputs + matrices.num_aux
+    domain = EvaluationDomain.covering(matrices.num_constraints)
+
+    with phase("load_params"):
+        pk = load_key()
+        _check_key_matches(pk, matrices, domain)
+    progress.step("load_params")
+
+    b_g2_backend = backend
+    if backend.ctx.profile.msm.b_g2_on is BG2Placement.CPU and backend.name != "cpu":
+        b_g2_backend = backend.sibling("cpu")
+    queries = {"h": pk.h, "l": pk.l, "a": pk.a, "b_g1": pk.b_g1}
+    with phase("pin"):
+        pinned = backend.pin([q.coords for q in queries.values()], "params")
+        bases = {name: backend.upload(points, name) for name, points in queries.items()}
+        bases["b_g2"] = b_g2_backend.upload(pk.b_g2, "b_g2")
+    progress.step("pin")
+
+    with phase("ntt_h"):
+        h = compute_h(backend, a, b, c, domain)
+    progress.step("ntt_h")
+
+    a_scalars = witness[query_density(matrices.a, num_vars)]
+    b_scalars = witness[query_density(matrices.b, num_vars)]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # B·G2 may run on CPU threads beside the device's G1 work; its span shows the overlap.
+        def msm_b_g2():
+            with timer.span("msm_b_g2", backend=b_g2_backend.name):
+                return b_g2_backend.msm_g2(bases["b_g2"], b_scalars, "b_g2")
+
+        b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
+        results = {}
+        for name, scalars in (
+            ("h", h),
+            ("l", witness[num_inputs:]),
+            ("a", a_scalars),
+            ("b_g1", b_scalars),
+        ):
+            with phase(f"msm_{name}"):
+                results[name] = backend.msm_g1(bases[name], scalars, name).to_points()[0]
+            progress.step(f"msm_{name}")
+        if b_g2_future is None:
+            with phase("msm_b_g2"):
+                b_g2_sum = backend.msm_g2(bases["b_g2"], b_scalars, "b_g2").to_points()[0]
+        else:
+            b_g2_sum = b_g2_future.result().to_points()[0]
+        progress.step("msm_b_g2")
+
+    with phase("assemble"):
+        proof = _assemble(pk, results, b_g2_sum, *proof_randomness(seed))
+    progress.step("assemble")
+
+    with phase("unpin"):
+        b_g2_backend.release(bases.pop("b_g2"))
+        for handle in bases.values():
+            backend.release(handle)
+        backend.unpin(pinned)
+    progress.step("unpin")
+    return ProofResult(proof, limbs_to_ints(witness[1:num_inputs]))
+
+
+def _assemble(pk: ProvingKey, sums: dict, b_g2_sum, r: int, s: int) -> Proof:
+    """A = α + Σa + rδ; B = β + Σb + sδ; C = Σh + Σl + s·A + r·B₁ − rs·δ."""
+    vk = pk.vk
+    delta1 = g1_from_affine(vk.delta_g1)
+    a = g1_add_affine(g1_add_affine(g1_mul(delta1, r), vk.alpha_g1), sums["a"])
+    b_g1 = g1_add_affine(g1_add_affine(g1_mul(delta1, s), vk.beta_g1), sums["b_g1"])
+    b_g2 = g2_add_affine(
+        g2_add_affine(g2_mul(g2_from_affine(vk.delta_g2), s), vk.beta_g2), b_g2_sum
+    )
+    c = g1_add_affine(g1_from_affine(sums["h"]), sums["l"])
+    c = g1_add(c, g1_mul(a, s))
+    c = g1_add(c, g1_mul(b_g1, r))
+    c = g1_add(c, g1_neg(g1_mul(delta1, r * s % _R)))
+    return Proof(g1_to_affine(a), g2_to_affine(b_g2), g1_to_affine(c))

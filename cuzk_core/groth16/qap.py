@@ -1,0 +1,99 @@
+"""From R1CS to QAP: the input rows Groth16 adds, Lagrange evaluation at τ, and the H quotient."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+import numpy as np
+
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.field.fr import fr_batch_inverse, fr_inv
+from cuzk_core.layout import ints_to_limbs, limbs_to_ints
+from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
+
+if TYPE_CHECKING:
+    from cuzk_core.backend import Backend
+
+_R = FR_MODULUS
+
+
+def _append_rows(matrix: SparseMatrix, rows: list[list[tuple[int, int]]]) -> SparseMatrix:
+    counts = np.array([len(r) for r in rows], dtype=np.int64)
+    offsets = matrix.indptr[-1] + np.cumsum(counts)
+    cols = np.array([c for r in rows for c, _ in r], dtype=np.int64)
+    coeffs = ints_to_limbs([v for r in rows for _, v in r]).reshape(-1, 4)
+    return SparseMatrix(
+        indptr=np.concatenate([matrix.indptr, offsets]).astype(np.int64),
+        cols=np.concatenate([matrix.cols, cols]).astype(np.int64),
+        coeffs=np.concatenate([matrix.coeffs.reshape(-1, 4), coeffs]).astype(np.uint64),
+        num_cols=matrix.num_cols,
+    )
+
+
+def with_input_rows(matrices: R1CSMatrices) -> R1CSMatrices:
+    """Append one row ``z_i · 0 = 0`` per input (the constant 1 included).
+
+    bellperson and snarkjs both do this: it makes the input polynomials linearly independent,
+    which the soundness of the public-input part of the verification equation needs.
+    """
+    n = matrices.num_inputs
+    return attrs.evolve(
+        matrices,
+        num_constraints=matrices.num_constraints + n,
+        a=_append_rows(matrices.a, [[(i, 1)] for i in range(n)]),
+        b=_append_rows(matrices.b, [[] for _ in range(n)]),
+        c=_append_rows(matrices.c, [[] for _ in range(n)]),
+    )
+
+
+def lagrange_at(domain: EvaluationDomain, tau: int) -> list[int]:
+    """``L_j(τ)`` for every point ``ω^j``: ``(τ^m − 1)/m · ω^j / (τ − ω^j)``."""
+    m = domain.size
+    z_tau = (pow(tau, m, _R) - 1) % _R
+    if z_tau == 0:
+        raise ValueError("τ lies in the evaluation domain")
+    points = []
+    w = 1
+    for _ in range(m):
+        points.append(w)
+        w = w * domain.omega % _R
+    inverses = fr_batch_inverse([(tau - p) % _R for p in points])
+    factor = z_tau * fr_inv(m) % _R
+    return [factor * p % _R * inv % _R for p, inv in zip(points, inverses, strict=True)]
+
+
+def column_sums(matrix: SparseMatrix, row_weights: list[int], num_vars: int) -> list[int]:
+    """``Σ_rows M[row][col] · weight[row]`` for every column: a polynomial's value at τ."""
+    out = [0] * num_vars
+    for row, terms in enumerate(matrix.rows()):
+        weight = row_weights[row]
+        for col, coeff in terms:
+            out[col] = (out[col] + coeff * weight) % _R
+    return out
+
+
+def compute_h(
+    backend: Backend, a: np.ndarray, b: np.ndarray, c: np.ndarray, domain: EvaluationDomain
+) -> np.ndarray:
+    """The coefficients of H = (A·B − C)/Z, bellperson's way: cosets of generator 7.
+
+    Returns ``m − 1`` coefficients (H has degree at most m − 2).
+    """
+    m = domain.size
+    shift = domain.generator
+    evaluations = []
+    for values in (a, b, c):
+        padded = np.zeros((m, 4), dtype=np.uint64)
+        padded[: len(values)] = values
+        coefficients = backend.intt(padded, domain)
+        evaluations.append(backend.coset_ntt(coefficients, domain, shift))
+    z_on_coset_inv = fr_inv(pow(shift, m, _R) - 1)
+    quotient = backend.quotient_pointwise(*evaluations, scale=z_on_coset_inv)
+    h = backend.coset_intt(quotient, domain, shift)
+    if limbs_to_ints(h[m - 1 :])[0] != 0:
+        raise ArithmeticError(
+            "A·B − C is not divisible by Z: the witness does not satisfy the circuit"
+        )
+    return h[: m - 1]

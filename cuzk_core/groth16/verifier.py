@@ -1,0 +1,37 @@
+"""The Groth16 verifier: e(A, B) = e(α, β) · e(IC(x), γ) · e(C, δ), as one multi-pairing."""
+
+from __future__ import annotations
+
+from cuzk_core.curve.g1 import g1_add, g1_from_affine, g1_mul, g1_neg, g1_to_affine
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16.keys import Proof, VerifyingKey
+from cuzk_core.pairing import pairing_product_is_one
+
+
+def public_input_point(vk: VerifyingKey, public_inputs: list[int]):
+    """IC(x) = ic[0] + Σ xᵢ·ic[i+1], affine."""
+    acc = g1_from_affine(vk.ic[0])
+    for x, point in zip(public_inputs, vk.ic[1:], strict=True):
+        acc = g1_add(acc, g1_mul(g1_from_affine(point), x))
+    return g1_to_affine(acc)
+
+
+def _neg_affine(point):
+    return None if point is None else g1_to_affine(g1_neg(g1_from_affine(point)))
+
+
+def verify_proof(vk: VerifyingKey, proof: Proof, public_inputs: list[int]) -> tuple[bool, str]:
+    """Check a proof whose points are already known valid; returns (ok, reason when not)."""
+    if len(public_inputs) != vk.num_public:
+        return False, f"{len(public_inputs)} public inputs given, the key expects {vk.num_public}"
+    if any(not 0 <= x < FR_MODULUS for x in public_inputs):
+        return False, "a public input is not below the scalar field modulus r"
+    pairs = [
+        (proof.a, proof.b),
+        (_neg_affine(vk.alpha_g1), vk.beta_g2),
+        (_neg_affine(public_input_point(vk, public_inputs)), vk.gamma_g2),
+        (_neg_affine(proof.c), vk.delta_g2),
+    ]
+    if pairing_product_is_one(pairs):
+        return True, ""
+    return False, "the pairing check failed: the proof does not match the key and public inputs"

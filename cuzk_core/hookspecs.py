@@ -1,0 +1,269 @@
+"""Every hook a backend implements, grouped by phase (the hook contract; see docs/hooks.md).
+
+Selection never depends on registration order: every hook except ``cuzk_backend_info`` is
+``firstresult`` and receives a :class:`~cuzk_core.backend.BackendContext` whose ``backend`` names
+the active backend; an implementation returns ``None`` unless ``ctx.backend`` is its own name.
+Arrays crossing a hook use the canonical layouts of :mod:`cuzk_core.layout`: scalars ``(n, 4)``
+uint64 little-endian limbs in canonical form, G1 affine ``(n, 2, 6)``, G2 affine ``(n, 2, 2, 6)``
+with an explicit infinity mask. A backend converts at its boundary. Bases passed to an MSM may
+instead be a handle the same backend returned from ``cuzk_upload``: that is how a proving key
+stays resident on a device across proofs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from cuzk_core import PROJECT_NAME
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
+    from cuzk_core.domain import EvaluationDomain
+    from cuzk_core.layout import G1Affines, G2Affines
+    from cuzk_core.r1cs import R1CSMatrices
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+
+# -------------------------------------------------------------------------------------------------
+# backend info
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def cuzk_backend_info() -> BackendInfo:
+    """Describe the backend this plugin provides.
+
+    Called on every plugin (not ``firstresult``); ``cuzk backends`` lists the answers.
+
+    :return: the backend's name, version and whether it can run here (and why not).
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# allocation: host buffers under the profile's pinning strategy, device buffers, release
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def cuzk_alloc_host(ctx: BackendContext, shape: tuple[int, ...], dtype: str, purpose: str) -> Any:
+    """Allocate a zeroed host buffer for a large array (proving key, witness, NTT scratch).
+
+    A GPU backend may return page-locked memory when ``ctx.profile.memory.pinning`` is ``pool``.
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param shape: numpy shape of the buffer.
+    :param dtype: numpy dtype name, e.g. ``"uint64"``.
+    :param purpose: what the buffer holds (``"params.h"``, ``"witness"``, …), for spans and logs.
+    :return: a writable ``numpy.ndarray`` of that shape and dtype.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_pin(ctx: BackendContext, arrays: list[np.ndarray], purpose: str) -> Any:
+    """Make host arrays ready for fast transfer, per ``ctx.profile.memory.pinning``.
+
+    Runs inside the ``pin`` phase span; its cost must show there. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param arrays: the host arrays that will be copied to the device.
+    :param purpose: what the arrays hold, for spans and logs.
+    :return: an opaque handle for :func:`cuzk_unpin` (any non-None value when nothing was done).
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_unpin(ctx: BackendContext, handle: Any) -> bool:
+    """Undo :func:`cuzk_pin`. Runs inside the ``unpin`` phase span. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param handle: what :func:`cuzk_pin` returned.
+    :return: ``True``.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_upload(ctx: BackendContext, points: G1Affines | G2Affines, purpose: str) -> Any:
+    """Place MSM bases where the backend computes on them, per ``ctx.profile.memory.key_storage``.
+
+    A host backend returns ``points`` unchanged. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param points: bases in the canonical layout.
+    :param purpose: which query they are (``"a"``, ``"b_g1"``, ``"b_g2"``, ``"l"``, ``"h"``).
+    :return: a handle accepted as ``bases`` by this backend's MSM hooks.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_release(ctx: BackendContext, handle: Any) -> bool:
+    """Free what :func:`cuzk_upload` or :func:`cuzk_alloc_host` returned, as soon as it is dead.
+
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param handle: the buffer or handle to free.
+    :return: ``True``.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# synthesis: witness z, then a, b, c = A·z, B·z, C·z
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized:
+    """Run a native circuit's gadgets: its constraint matrices and the full assignment.
+
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param circuit: an object with ``synthesize(cs)`` (see :mod:`cuzk_core.circuits`).
+    :return: the matrices and the witness ``z = [1, inputs…, aux…]`` as ``(m, 4)`` scalars.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_evaluate_r1cs(
+    ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Evaluate the constraint rows on the witness: sparse matrix–vector products mod r.
+
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param matrices: A, B, C in CSR form (rows are constraints, columns index ``witness``).
+    :param witness: ``(m, 4)`` scalars.
+    :return: ``(a, b, c)``, each ``(num_constraints, 4)`` scalars.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# NTT over Fr: natural order in and out; the domain carries ω (and so the root convention)
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def cuzk_ntt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain) -> np.ndarray:
+    """Evaluate the polynomial with coefficients ``values`` at ``ω^0 … ω^(n−1)``.
+
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param values: ``(domain.size, 4)`` scalars, coefficients in natural order.
+    :param domain: the evaluation domain (size and ω).
+    :return: ``(domain.size, 4)`` evaluations in natural order (a new array).
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_intt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain) -> np.ndarray:
+    """Interpolate: the coefficients of the polynomial taking ``values`` at ``ω^i``.
+
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param values: ``(domain.size, 4)`` evaluations in natural order.
+    :param domain: the evaluation domain.
+    :return: ``(domain.size, 4)`` coefficients in natural order (a new array).
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_coset_ntt(
+    ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int
+) -> np.ndarray:
+    """Evaluate on the coset ``shift·⟨ω⟩``: scale coefficient i by ``shift^i``, then NTT.
+
+    bellperson uses ``shift = 7``; snarkjs uses ``shift = ω_{2n}`` (the odd points of the 2n
+    domain). Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param values: ``(domain.size, 4)`` coefficients.
+    :param domain: the evaluation domain.
+    :param shift: the coset shift, a nonzero element of Fr.
+    :return: ``(domain.size, 4)`` evaluations on the coset.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_coset_intt(
+    ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int
+) -> np.ndarray:
+    """Inverse of :func:`cuzk_coset_ntt`: iNTT, then scale coefficient i by ``shift^-i``.
+
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param values: ``(domain.size, 4)`` evaluations on the coset.
+    :param domain: the evaluation domain.
+    :param shift: the coset shift used for the forward transform.
+    :return: ``(domain.size, 4)`` coefficients.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_quotient_pointwise(
+    ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: int
+) -> np.ndarray:
+    """Compute ``(a·b − c)·scale`` elementwise in Fr (the quotient step of H).
+
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param a: ``(n, 4)`` scalars.
+    :param b: ``(n, 4)`` scalars.
+    :param c: ``(n, 4)`` scalars.
+    :param scale: an element of Fr (``1/Z(shift)`` for bellperson, 1 for snarkjs).
+    :return: ``(n, 4)`` scalars.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# MSM: Σ scalarᵢ·baseᵢ
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def cuzk_msm_g1(
+    ctx: BackendContext,
+    bases: G1Affines | Any,
+    scalars: np.ndarray,
+    window_bits: int | None,
+    label: str,
+) -> G1Affines:
+    """Multi-scalar multiplication in G1. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer (``ctx.profile.msm`` holds signed digits
+        and split-0/1 settings).
+    :param bases: ``n`` points, canonical layout or a handle from :func:`cuzk_upload`.
+    :param scalars: ``(n, 4)`` scalars, each below r.
+    :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
+    :param label: which MSM this is (``"a"``, ``"b_g1"``, ``"l"``, ``"h"`` or free text), for spans.
+    :return: the sum as a one-point batch (its infinity flag set when the sum is the identity).
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_msm_g2(
+    ctx: BackendContext,
+    bases: G2Affines | Any,
+    scalars: np.ndarray,
+    window_bits: int | None,
+    label: str,
+) -> G2Affines:
+    """Multi-scalar multiplication in G2. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param bases: ``n`` points, canonical layout or a handle from :func:`cuzk_upload`.
+    :param scalars: ``(n, 4)`` scalars, each below r.
+    :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
+    :param label: which MSM this is (``"b_g2"`` or free text), for spans.
+    :return: the sum as a one-point batch.
+    """

@@ -1,0 +1,123 @@
+"""The canonical array layouts for data crossing a hook (see docs/hooks.md).
+
+Scalars are ``uint64`` arrays shaped ``(n, 4)``: little-endian 64-bit limbs of the canonical
+(non-Montgomery) value. G1 affine points are ``(n, 2, 6)`` (x, y; six limbs each), G2 affine points
+``(n, 2, 2, 6)`` (x, y; c0, c1; six limbs each), with an explicit ``infinity`` mask beside the
+coordinates (whose rows are zero for points at infinity). Backends convert at their boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+import attrs
+import numpy as np
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+SCALAR_LIMBS = 4
+FQ_LIMBS = 6
+_FQ_BYTES = 8 * FQ_LIMBS
+
+
+def ints_to_limbs(values: Sequence[int], limbs: int = SCALAR_LIMBS) -> np.ndarray:
+    """Pack non-negative ints below 2^(64·limbs) into an ``(n, limbs)`` uint64 array."""
+    width = 8 * limbs
+    data = b"".join(v.to_bytes(width, "little") for v in values)
+    return np.frombuffer(data, dtype="<u8").reshape(len(values), limbs).astype(np.uint64)
+
+
+def limbs_to_ints(array: np.ndarray) -> list[int]:
+    """Unpack an ``(n, limbs)`` uint64 array into Python ints."""
+    array = np.ascontiguousarray(array, dtype="<u8")
+    width = 8 * array.shape[-1]
+    data = array.tobytes()
+    return [int.from_bytes(data[i : i + width], "little") for i in range(0, len(data), width)]
+
+
+def _fq_from(data: bytes, offset: int) -> int:
+    return int.from_bytes(data[offset : offset + _FQ_BYTES], "little")
+
+
+@attrs.frozen(eq=False)
+class _AffineBatch:
+    """Affine points: ``coords`` (``(n, *POINT_SHAPE)`` uint64) and an ``infinity`` mask."""
+
+    POINT_SHAPE: ClassVar[tuple[int, ...]]  # subclasses also define _flatten and _unflatten
+    coords: np.ndarray
+    infinity: np.ndarray
+
+    @classmethod
+    def from_points(cls, points: Sequence) -> Self:
+        """Build a batch from affine tuples; ``None`` is the point at infinity."""
+        per_point = int(np.prod(cls.POINT_SHAPE)) // FQ_LIMBS
+        zero = bytes(per_point * _FQ_BYTES)
+        chunks, infinity = [], []
+        for point in points:
+            infinity.append(point is None)
+            if point is None:
+                chunks.append(zero)
+            else:
+                chunks.extend(c.to_bytes(_FQ_BYTES, "little") for c in cls._flatten(point))
+        data = b"".join(chunks)
+        coords = np.frombuffer(data, dtype="<u8").astype(np.uint64)
+        return cls(coords.reshape(len(infinity), *cls.POINT_SHAPE), np.array(infinity, dtype=bool))
+
+    @classmethod
+    def empty(cls, n: int) -> Self:
+        """``n`` points at infinity, to be filled in place."""
+        return cls(np.zeros((n, *cls.POINT_SHAPE), np.uint64), np.ones(n, dtype=bool))
+
+    def to_points(self) -> list:
+        """The batch as affine tuples, ``None`` for infinity."""
+        per_point = int(np.prod(self.POINT_SHAPE)) // FQ_LIMBS
+        data = np.ascontiguousarray(self.coords, dtype="<u8").tobytes()
+        step = per_point * _FQ_BYTES
+        offsets = [k * _FQ_BYTES for k in range(per_point)]
+        return [
+            None if inf else self._unflatten([_fq_from(data, i * step + o) for o in offsets])
+            for i, inf in enumerate(self.infinity.tolist())
+        ]
+
+    def __len__(self) -> int:
+        return len(self.infinity)
+
+    def __getitem__(self, index: slice | np.ndarray) -> Self:
+        return type(self)(self.coords[index], self.infinity[index])
+
+    def equals(self, other: _AffineBatch) -> bool:
+        """Exact equality of both arrays."""
+        return np.array_equal(self.coords, other.coords) and np.array_equal(
+            self.infinity, other.infinity
+        )
+
+
+class G1Affines(_AffineBatch):
+    """G1 points: ``coords`` ``(n, 2, 6)`` (x, y), affine tuples ``(x, y)``."""
+
+    POINT_SHAPE = (2, FQ_LIMBS)
+
+    @staticmethod
+    def _flatten(point):
+        return point
+
+    @staticmethod
+    def _unflatten(coords):
+        return (coords[0], coords[1])
+
+
+class G2Affines(_AffineBatch):
+    """G2 points: ``coords`` ``(n, 2, 2, 6)`` (x, y; c0, c1), tuples ``((x0, x1), (y0, y1))``."""
+
+    POINT_SHAPE = (2, 2, FQ_LIMBS)
+
+    @staticmethod
+    def _flatten(point):
+        (x0, x1), (y0, y1) = point
+        return (x0, x1, y0, y1)
+
+    @staticmethod
+    def _unflatten(coords):
+        return ((coords[0], coords[1]), (coords[2], coords[3]))

@@ -1,0 +1,1 @@
+"""The profiles that ship with cuzk (TOML files beside this module)."""
