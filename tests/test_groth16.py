@@ -1,0 +1,153 @@
+"""Groth16 end to end on a small circuit: setup, prove, verify, files, and tampering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import py_ecc_oracle
+import pytest
+
+from cuzk_core.curve import bulk
+from cuzk_core.errors import FormatError
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16 import files
+from cuzk_core.groth16.keys import Proof
+from cuzk_core.groth16.prover import UnsatisfiedWitness, prove
+from cuzk_core.groth16.qap import with_input_rows
+from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.layout import G1Affines, G2Affines
+from cuzk_core.r1cs import ConstraintSystem, LinearCombination
+
+
+class CubeCircuit:
+    """x³ + x + 5 = y with y public, plus an unused variable (a hole in the A/B densities)."""
+
+    name = "cube"
+
+    def __init__(self, x: int, claimed: int | None = None) -> None:
+        self.x = x
+        self.claimed = claimed
+
+    def knobs(self) -> dict:
+        return {}
+
+    def synthesize(self, cs: ConstraintSystem) -> None:
+        x = self.x
+        xv = cs.alloc("x", x)
+        x2 = cs.alloc("x2", x * x % FR_MODULUS)
+        cs.enforce("square", xv, xv, x2)
+        x3 = cs.alloc("x3", x**3 % FR_MODULUS)
+        cs.enforce("cube", x2, xv, x3)
+        cs.alloc("unused", 42)
+        out = (x**3 + x + 5) % FR_MODULUS if self.claimed is None else self.claimed
+        y = cs.alloc_input("y", out)
+        lhs = LinearCombination.from_variable(x3) + xv + LinearCombination.constant(5)
+        cs.enforce("output", lhs, cs.one, y)
+
+
+def synthesizer(backend, circuit):
+    def run():
+        synthesized = backend.synthesize(circuit)
+        return with_input_rows(synthesized.matrices), synthesized.witness
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def cube_key(cpu):
+    matrices, _ = synthesizer(cpu, CubeCircuit(3))()
+    return generate_parameters(matrices, seed=99)
+
+
+def test_proof_verifies_with_ours_and_py_ecc(cpu, cube_key):
+    result = prove(cpu, synthesizer(cpu, CubeCircuit(3)), lambda: cube_key, seed=1)
+    assert result.public_inputs == [35]
+    assert verify_proof(cube_key.vk, result.proof, [35]) == (True, "")
+    vk_bytes, proof_bytes = cube_key.vk.to_bytes(), result.proof.to_bytes()
+    assert py_ecc_oracle.verify(vk_bytes, proof_bytes, [35])
+    ok, reason = verify_proof(cube_key.vk, result.proof, [36])
+    assert not ok and "pairing" in reason
+    assert not py_ecc_oracle.verify(vk_bytes, proof_bytes, [36])
+
+
+def test_same_seed_same_bytes_other_seed_other_bytes(cpu, cube_key):
+    def proof_bytes(seed):
+        result = prove(cpu, synthesizer(cpu, CubeCircuit(5)), lambda: cube_key, seed=seed)
+        return result.proof.to_bytes()
+
+    assert proof_bytes(7) == proof_bytes(7)
+    assert proof_bytes(7) != proof_bytes(8)
+
+
+def test_unsatisfied_witness_is_caught_before_msm(cpu, cube_key):
+    with pytest.raises(UnsatisfiedWitness, match="constraint 2"):
+        prove(cpu, synthesizer(cpu, CubeCircuit(3, claimed=36)), lambda: cube_key)
+
+
+def test_params_round_trip_and_bellperson_layout(tmp_path: Path, cube_key):
+    path = tmp_path / "params.bin"
+    files.write_params(path, cube_key)
+    data = path.read_bytes()
+    vk_len = 96 * 3 + 192 * 3 + 4 + 96 * len(cube_key.vk.ic)
+    assert data[:vk_len] == cube_key.vk.to_bytes()
+    assert int.from_bytes(data[vk_len : vk_len + 4], "big") == len(cube_key.h)
+    loaded = files.read_params(path)
+    for name in ("h", "l", "a", "b_g1", "b_g2"):
+        assert getattr(loaded, name).equals(getattr(cube_key, name)), name
+    assert loaded.vk.ic == cube_key.vk.ic
+
+
+def test_density_leaves_out_unused_variables(cube_key):
+    # z = [1, y, x, x2, x3, unused]: A uses 1, y (input rows), x, x2, x3; B uses 1, x
+    assert len(cube_key.a) == 5
+    assert len(cube_key.b_g1) == len(cube_key.b_g2) == 2
+    assert len(cube_key.l) == 4
+
+
+def test_truncated_params_name_the_section(tmp_path: Path, cube_key):
+    path = tmp_path / "params.bin"
+    files.write_params(path, cube_key)
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(FormatError, match=r"params.bin: truncated: the b_g2 section"):
+        files.read_params(path)
+    with pytest.raises(FormatError, match="no such file"):
+        files.read_params(tmp_path / "missing.bin")
+
+
+def test_bulk_encoding_matches_per_point_encoding(rng):
+    from conftest import random_g1, random_g2
+
+    from cuzk_core.curve import serialize
+
+    g1 = [*random_g1(rng, 3), None]
+    g2 = [None, *random_g2(rng, 2)]
+    g1_bytes = bulk.g1_batch_to_uncompressed(G1Affines.from_points(g1))
+    g2_bytes = bulk.g2_batch_to_uncompressed(G2Affines.from_points(g2))
+    assert g1_bytes == b"".join(serialize.g1_to_uncompressed(p) for p in g1)
+    assert g2_bytes == b"".join(serialize.g2_to_uncompressed(p) for p in g2)
+    assert bulk.g1_batch_from_uncompressed(g1_bytes).to_points() == g1
+    assert bulk.g2_batch_from_uncompressed(g2_bytes).to_points() == g2
+
+
+def test_bulk_decoding_rejects_off_curve_and_bad_flags(rng):
+    from conftest import random_g1
+
+    good = bytearray(bulk.g1_batch_to_uncompressed(G1Affines.from_points(random_g1(rng, 2))))
+    off_curve = bytearray(good)
+    off_curve[-1] ^= 1
+    with pytest.raises(bulk.BulkDecodingError, match="G1 point 1: not on the curve"):
+        bulk.g1_batch_from_uncompressed(bytes(off_curve))
+    compressed_flag = bytearray(good)
+    compressed_flag[0] |= 0x80
+    with pytest.raises(bulk.BulkDecodingError, match="G1 point 0: bad flag bits"):
+        bulk.g1_batch_from_uncompressed(bytes(compressed_flag))
+
+
+def test_proof_bytes_are_192_and_round_trip(cpu, cube_key):
+    proof = prove(cpu, synthesizer(cpu, CubeCircuit(3)), lambda: cube_key, seed=3).proof
+    data = proof.to_bytes()
+    assert len(data) == 192
+    assert Proof.from_bytes(data) == proof
+    assert np.frombuffer(data[:1], np.uint8)[0] & 0x80  # compressed flag set

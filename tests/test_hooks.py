@@ -1,0 +1,62 @@
+"""The hook contract: documented, implemented by every backend, and selected by name."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from cuzk_core import hookspecs
+from cuzk_core.errors import BackendUnavailable
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile
+
+HOOK_NAMES = sorted(name for name in dir(hookspecs) if name.startswith("cuzk_"))
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "hooks.md"
+
+
+def test_there_are_hooks_for_every_phase_group():
+    assert {"cuzk_msm_g1", "cuzk_msm_g2", "cuzk_ntt", "cuzk_synthesize", "cuzk_pin"} <= set(
+        HOOK_NAMES
+    )
+
+
+@pytest.mark.parametrize("name", HOOK_NAMES)
+def test_hookspec_is_documented_in_code_and_guide(name):
+    spec = getattr(hookspecs, name)
+    doc = inspect.getdoc(spec) or ""
+    assert ":return:" in doc, f"{name} docstring lacks :return:"
+    for param in inspect.signature(spec).parameters:
+        assert f":param {param}:" in doc, f"{name} docstring lacks :param {param}:"
+    assert f"`{name}(" in GUIDE.read_text(), f"{name} is missing from docs/hooks.md"
+
+
+def test_every_registered_backend_implements_every_hook():
+    plugins = load_plugins()
+    assert "cpu" in plugins.backends
+    for plugin_name, plugin in plugins.pm.list_name_plugin():
+        info = getattr(plugin, "cuzk_backend_info", None)
+        if info is None:
+            continue
+        missing = [h for h in HOOK_NAMES if not hasattr(plugin, h)]
+        assert not missing, f"backend plugin {plugin_name} lacks {missing}"
+
+
+def test_backend_info_names_source_and_version():
+    info = load_plugins().backends["cpu"]
+    assert info.available
+    assert info.version
+    assert "cuzk_backend_cpu" in info.source
+
+
+def test_unknown_backend_is_a_clear_error(tmp_path):
+    profile_path = tmp_path / "x.toml"
+    profile_path.write_text('backend = "nosuch"\n')
+    with pytest.raises(BackendUnavailable, match=r"'nosuch'.*not installed.*cpu"):
+        load_plugins().backend(load_profile(profile_path))
+
+
+def test_blocked_plugin_is_not_loaded(monkeypatch):
+    monkeypatch.setenv("CUZK_BLOCK_PLUGINS", "cpu")
+    assert "cpu" not in load_plugins().backends
