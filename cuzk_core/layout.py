@@ -9,6 +9,7 @@ coordinates (whose rows are zero for points at infinity). Backends convert at th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, ClassVar
 
 import attrs
@@ -23,17 +24,21 @@ _FQ_BYTES = 8 * FQ_LIMBS
 
 
 def ints_to_limbs(values: Sequence[int], limbs: int = SCALAR_LIMBS) -> np.ndarray:
-    """Pack non-negative ints below 2^(64·limbs) into an ``(n, limbs)`` uint64 array."""
+    """Pack non-negative ints below 2^(64·limbs) into a writable ``(n, limbs)`` uint64 array.
+
+    One ``int.to_bytes`` per value (mapped in C) and one buffer copy, rather than per-limb shifts.
+    """
     width = 8 * limbs
-    data = b"".join(v.to_bytes(width, "little") for v in values)
-    return np.frombuffer(data, dtype="<u8").reshape(len(values), limbs).astype(np.uint64)
+    data = bytearray().join(map(int.to_bytes, values, repeat(width), repeat("little")))
+    return np.frombuffer(data, dtype="<u8").reshape(len(values), limbs)
 
 
 def limbs_to_ints(array: np.ndarray) -> list[int]:
-    """Unpack an ``(n, limbs)`` uint64 array into Python ints."""
-    array = np.ascontiguousarray(array, dtype="<u8")
-    width = 8 * array.shape[-1]
-    data = array.tobytes()
+    """Unpack an ``(n, limbs)`` little-endian uint64 array into Python ints."""
+    if array.ndim != 2:
+        raise ValueError(f"expected an (n, limbs) array, got shape {array.shape}")
+    data = np.ascontiguousarray(array, dtype="<u8").tobytes()
+    width = 8 * array.shape[1]
     return [int.from_bytes(data[i : i + width], "little") for i in range(0, len(data), width)]
 
 

@@ -75,7 +75,7 @@ def setup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cached_params(backend: Backend, circuit, args: argparse.Namespace) -> Path:
+def _cached_params(circuit, args: argparse.Namespace) -> Path:
     """The cache folder for ``circuit``'s parameters, generating them once if missing."""
     spec = {"circuit": circuit.name, **circuit.knobs()}
     key = "-".join([circuit.name, *(f"{k}{v}" for k, v in sorted(circuit.knobs().items()))])
@@ -84,7 +84,8 @@ def _cached_params(backend: Backend, circuit, args: argparse.Namespace) -> Path:
         if not args.quiet:
             print(f"cuzk: generating parameters for {key} once, into {folder}", file=sys.stderr)
         progress = _progress(args, "setup", SETUP_STEPS + 1)
-        pk = _make_params(backend, circuit, None, progress)
+        setup_backend = _backend(args, Timer(level=0))  # setup is not part of the proof's timings
+        pk = _make_params(setup_backend, circuit, None, progress)
         progress.close()
         params_dir.publish_params_dir(folder, pk, spec)
     return folder
@@ -100,7 +101,7 @@ def prove(args: argparse.Namespace) -> int:
         circuit = _build_circuit(spec)
     else:
         circuit = _build_circuit(_circuit_spec(args))
-        folder = _cached_params(backend, circuit, args)
+        folder = _cached_params(circuit, args)
     params_file = folder / params_dir.PARAMS_FILE
 
     progress = _progress(args, "prove", PROVE_STEPS)

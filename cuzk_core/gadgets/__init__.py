@@ -1,0 +1,1 @@
+"""Circuit gadgets over the constraint system: booleans, numbers, bits, Poseidon, Merkle paths."""
