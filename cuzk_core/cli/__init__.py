@@ -20,7 +20,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cuzk: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
