@@ -267,6 +267,8 @@ def test_g2_special_cases_and_conversions():
     assert g2_double(G2_INFINITY)[2] == (0, 0)
     assert g2_eq(g2_mul(pj, R - 1), g2_neg(pj))
     assert g2_mul(pj, 0)[2] == (0, 0)
+    assert g2_eq(g2_mul(pj, -3), g2_neg(g2_mul(pj, 3)))
+    assert g2_mul(G2_INFINITY, 12345)[2] == (0, 0)
     assert not g2_eq(pj, G2_INFINITY)
     assert g2_to_affine(G2_INFINITY) is None
     points = [g2_mul(pj, k) for k in (0, 1, 3, R)]

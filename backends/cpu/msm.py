@@ -2,58 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
-from cuzk_core.curve.g1 import (
-    G1_INFINITY,
-    g1_add,
-    g1_add_affine,
-    g1_batch_to_affine,
-    g1_double,
-)
-from cuzk_core.curve.g2 import (
-    G2_INFINITY,
-    g2_add,
-    g2_add_affine,
-    g2_batch_to_affine,
-    g2_double,
-)
-from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
-from cuzk_core.field.tower import fq2_neg
+from cuzk_core.curve.ops import CurveOps
+from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.timing import Timer
 
 SCALAR_BITS = FR_MODULUS.bit_length()
 MAX_AUTO_WINDOW = 16
-
-
-class GroupOps(NamedTuple):
-    """The group operations Pippenger needs, so one algorithm serves G1 and G2."""
-
-    infinity: Any
-    add: Callable[[Any, Any], Any]
-    add_affine: Callable[[Any, Any], Any]
-    double: Callable[[Any], Any]
-    neg_affine: Callable[[Any], Any]
-    to_affine: Callable[[list], list]
-
-
-G1_OPS = GroupOps(
-    G1_INFINITY,
-    g1_add,
-    g1_add_affine,
-    g1_double,
-    lambda p: None if p is None else (p[0], (FQ_MODULUS - p[1]) % FQ_MODULUS),
-    g1_batch_to_affine,
-)
-G2_OPS = GroupOps(
-    G2_INFINITY,
-    g2_add,
-    g2_add_affine,
-    g2_double,
-    lambda p: None if p is None else (p[0], fq2_neg(p[1])),
-    g2_batch_to_affine,
-)
 
 
 def window_count(window_bits: int, signed: bool) -> int:
@@ -87,7 +43,7 @@ def scalar_digits(k: int, window_bits: int, count: int, signed: bool) -> list[in
 
 
 def pippenger(
-    ops: GroupOps,
+    ops: CurveOps,
     points: list,
     scalars: list[int],
     window_bits: int | None,

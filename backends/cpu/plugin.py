@@ -8,6 +8,9 @@ import numpy as np
 
 from cuzk_core import __version__, hookimpl
 from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
+from cuzk_core.curve.g1 import G1_OPS
+from cuzk_core.curve.g2 import G2_OPS
+from cuzk_core.curve.ops import CurveOps
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
@@ -126,31 +129,33 @@ def cuzk_quotient_pointwise(ctx: BackendContext, a, b, c, scale: int):
 # ---------------------------------------------------------------- MSM
 
 
-@hookimpl
-def cuzk_msm_g1(ctx: BackendContext, bases: G1Affines, scalars, window_bits, label: str):
+def _msm(
+    ctx: BackendContext,
+    ops: CurveOps,
+    batch_type: type[G1Affines] | type[G2Affines],
+    bases: G1Affines | G2Affines,
+    scalars: np.ndarray,
+    window_bits: int | None,
+) -> G1Affines | G2Affines | None:
+    """Pippenger over ``ops`` when the context is ours; the sum comes back as a 1-point batch."""
     if not _ours(ctx):
         return None
     total = msm.pippenger(
-        msm.G1_OPS,
+        ops,
         bases.to_points(),
         limbs_to_ints(scalars),
         window_bits,
         ctx.profile.msm.signed_digits,
         ctx.timer,
     )
-    return G1Affines.from_points(msm.G1_OPS.to_affine([total]))
+    return batch_type.from_points(ops.batch_to_affine([total]))
+
+
+@hookimpl
+def cuzk_msm_g1(ctx: BackendContext, bases: G1Affines, scalars, window_bits, label: str):
+    return _msm(ctx, G1_OPS, G1Affines, bases, scalars, window_bits)
 
 
 @hookimpl
 def cuzk_msm_g2(ctx: BackendContext, bases: G2Affines, scalars, window_bits, label: str):
-    if not _ours(ctx):
-        return None
-    total = msm.pippenger(
-        msm.G2_OPS,
-        bases.to_points(),
-        limbs_to_ints(scalars),
-        window_bits,
-        ctx.profile.msm.signed_digits,
-        ctx.timer,
-    )
-    return G2Affines.from_points(msm.G2_OPS.to_affine([total]))
+    return _msm(ctx, G2_OPS, G2Affines, bases, scalars, window_bits)

@@ -8,12 +8,15 @@ product, because a pure-Python MSM is built on g1_add_affine and g1_double.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..field.constants import FQ_MODULUS, FR_MODULUS
+from .ops import CurveOps, FixedBaseTable
+from .ops import fixed_base_window_bits as fixed_base_window_bits
+from .ops import wnaf_digits as wnaf_digits
+from .ops import wnaf_window as wnaf_window
 
 G1Jacobian = tuple[int, int, int]
 G1Affine = tuple[int, int] | None
+G1FixedBaseTable = FixedBaseTable
 
 _Q = FQ_MODULUS
 G1_B = 4
@@ -93,6 +96,11 @@ def g1_neg(p: G1Jacobian) -> G1Jacobian:
     return (X, -Y % _Q, Z)
 
 
+def _neg_affine(a: G1Affine) -> G1Affine:
+    """Return −a for an affine point (None stays None)."""
+    return None if a is None else (a[0], -a[1] % _Q)
+
+
 def g1_from_affine(a: G1Affine) -> G1Jacobian:
     """Lift an affine point (or None) to Jacobian coordinates."""
     if a is None:
@@ -158,108 +166,9 @@ def g1_in_subgroup(a: G1Affine) -> bool:
     return g1_mul(g1_from_affine(a), FR_MODULUS)[2] == 0
 
 
-def wnaf_digits(k: int, width: int) -> list[int]:
-    """Return the width-w NAF of k ≥ 0, least significant digit first (odd digits |d| < 2^(w−1))."""
-    digits = []
-    full = 1 << width
-    half = full >> 1
-    mask = full - 1
-    while k:
-        if k & 1:
-            d = k & mask
-            if d >= half:
-                d -= full
-            k -= d
-        else:
-            d = 0
-        digits.append(d)
-        k >>= 1
-    return digits
-
-
-def wnaf_window(bits: int) -> int:
-    """Pick a wNAF window for a scalar of `bits` bits (table cost against additions saved)."""
-    if bits < 24:
-        return 2
-    if bits < 96:
-        return 4
-    return 5
-
-
-def g1_mul(p: G1Jacobian, k: int) -> G1Jacobian:
-    """Return k·p for any integer k (not reduced mod r: valid for points outside the subgroup)."""
-    if k < 0:
-        return g1_mul(g1_neg(p), -k)
-    if k == 0 or p[2] == 0:
-        return G1_INFINITY
-    width = wnaf_window(k.bit_length())
-    digits = wnaf_digits(k, width)
-    twice = g1_double(p)
-    odd = [p]
-    for _ in range((1 << (width - 2)) - 1):
-        odd.append(g1_add(odd[-1], twice))
-    pos = g1_batch_to_affine(odd)
-    neg = [None if a is None else (a[0], -a[1] % _Q) for a in pos]
-    acc = G1_INFINITY
-    for d in reversed(digits):
-        acc = g1_double(acc)
-        if d > 0:
-            acc = g1_add_affine(acc, pos[d >> 1])
-        elif d < 0:
-            acc = g1_add_affine(acc, neg[-d >> 1])
-    return acc
-
-
-class G1FixedBaseTable(NamedTuple):
-    """Affine multiples d·2^(w·i)·base for every window i and digit d (index 0 is None)."""
-
-    window_bits: int
-    windows: list[list[G1Affine]]
-
-
-def g1_fixed_base_table(base_affine: G1Affine, window_bits: int) -> G1FixedBaseTable:
-    """Precompute the window table for many scalar multiplications of one subgroup point."""
-    if not 1 <= window_bits <= 20:
-        raise ValueError(f"window_bits must be in 1..20, got {window_bits}")
-    n_windows = -(-FR_MODULUS.bit_length() // window_bits)
-    size = 1 << window_bits
-    flat: list[G1Jacobian] = []
-    base = base_affine
-    for _ in range(n_windows):
-        acc = G1_INFINITY
-        flat.append(acc)
-        for _ in range(size - 1):
-            acc = g1_add_affine(acc, base)
-            flat.append(acc)
-        base = g1_to_affine(g1_add_affine(acc, base))
-    affine = g1_batch_to_affine(flat)
-    windows = [affine[i * size : (i + 1) * size] for i in range(n_windows)]
-    return G1FixedBaseTable(window_bits, windows)
-
-
-def g1_fixed_base_mul(table: G1FixedBaseTable, k: int) -> G1Jacobian:
-    """Return k·base (Jacobian) from a fixed-base table; k is reduced mod r (base has order r)."""
-    k %= FR_MODULUS
-    w = table.window_bits
-    mask = (1 << w) - 1
-    acc = G1_INFINITY
-    for window in table.windows:
-        d = k & mask
-        if d:
-            acc = g1_add_affine(acc, window[d])
-        k >>= w
-    return acc
-
-
-def fixed_base_window_bits(count: int) -> int:
-    """Pick the window minimizing table building plus per-scalar additions for `count` scalars."""
-    bits = FR_MODULUS.bit_length()
-    return min(range(1, 17), key=lambda w: -(-bits // w) * ((1 << w) + count))
-
-
-def g1_fixed_base_batch(base_affine: G1Affine, scalars: list[int]) -> list[G1Affine]:
-    """Return [k·base for k in scalars] as affine points: one table, one batch normalization."""
-    if base_affine is None or not scalars:
-        return [None] * len(scalars)
-    table = g1_fixed_base_table(base_affine, fixed_base_window_bits(len(scalars)))
-    return g1_batch_to_affine([g1_fixed_base_mul(table, k) for k in scalars])
+# The G1 group operations, and the scalar multiplications of cuzk_core.curve.ops over them.
+G1_OPS = CurveOps(G1_INFINITY, g1_add, g1_add_affine, g1_double, _neg_affine, g1_batch_to_affine)
+g1_mul = G1_OPS.mul
+g1_fixed_base_table = G1_OPS.fixed_base_table
+g1_fixed_base_mul = G1_OPS.fixed_base_mul
+g1_fixed_base_batch = G1_OPS.fixed_base_batch

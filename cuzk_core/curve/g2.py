@@ -8,8 +8,6 @@ mixed add) spelled out on ints.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..field.constants import FQ_MODULUS, FR_MODULUS
 from ..field.tower import (
     FQ2_ONE,
@@ -21,10 +19,11 @@ from ..field.tower import (
     fq2_neg,
     fq2_sqr,
 )
-from .g1 import fixed_base_window_bits, wnaf_digits, wnaf_window
+from .ops import CurveOps, FixedBaseTable
 
 G2Jacobian = tuple[Fq2, Fq2, Fq2]
 G2Affine = tuple[Fq2, Fq2] | None
+G2FixedBaseTable = FixedBaseTable
 
 _Q = FQ_MODULUS
 G2_B: Fq2 = (4, 4)
@@ -167,6 +166,11 @@ def g2_neg(p: G2Jacobian) -> G2Jacobian:
     return (X, fq2_neg(Y), Z)
 
 
+def _neg_affine(a: G2Affine) -> G2Affine:
+    """Return −a for an affine point (None stays None)."""
+    return None if a is None else (a[0], fq2_neg(a[1]))
+
+
 def g2_from_affine(a: G2Affine) -> G2Jacobian:
     """Lift an affine point (or None) to Jacobian coordinates."""
     if a is None:
@@ -234,74 +238,9 @@ def g2_in_subgroup(a: G2Affine) -> bool:
     return g2_mul(g2_from_affine(a), FR_MODULUS)[2] == FQ2_ZERO
 
 
-def g2_mul(p: G2Jacobian, k: int) -> G2Jacobian:
-    """Return k·p for any integer k (not reduced mod r: valid for points outside the subgroup)."""
-    if k < 0:
-        return g2_mul(g2_neg(p), -k)
-    if k == 0 or p[2] == FQ2_ZERO:
-        return G2_INFINITY
-    width = wnaf_window(k.bit_length())
-    digits = wnaf_digits(k, width)
-    twice = g2_double(p)
-    odd = [p]
-    for _ in range((1 << (width - 2)) - 1):
-        odd.append(g2_add(odd[-1], twice))
-    pos = g2_batch_to_affine(odd)
-    neg = [None if a is None else (a[0], fq2_neg(a[1])) for a in pos]
-    acc = G2_INFINITY
-    for d in reversed(digits):
-        acc = g2_double(acc)
-        if d > 0:
-            acc = g2_add_affine(acc, pos[d >> 1])
-        elif d < 0:
-            acc = g2_add_affine(acc, neg[-d >> 1])
-    return acc
-
-
-class G2FixedBaseTable(NamedTuple):
-    """Affine multiples d·2^(w·i)·base for every window i and digit d (index 0 is None)."""
-
-    window_bits: int
-    windows: list[list[G2Affine]]
-
-
-def g2_fixed_base_table(base_affine: G2Affine, window_bits: int) -> G2FixedBaseTable:
-    """Precompute the window table for many scalar multiplications of one subgroup point."""
-    if not 1 <= window_bits <= 20:
-        raise ValueError(f"window_bits must be in 1..20, got {window_bits}")
-    n_windows = -(-FR_MODULUS.bit_length() // window_bits)
-    size = 1 << window_bits
-    flat: list[G2Jacobian] = []
-    base = base_affine
-    for _ in range(n_windows):
-        acc = G2_INFINITY
-        flat.append(acc)
-        for _ in range(size - 1):
-            acc = g2_add_affine(acc, base)
-            flat.append(acc)
-        base = g2_to_affine(g2_add_affine(acc, base))
-    affine = g2_batch_to_affine(flat)
-    windows = [affine[i * size : (i + 1) * size] for i in range(n_windows)]
-    return G2FixedBaseTable(window_bits, windows)
-
-
-def g2_fixed_base_mul(table: G2FixedBaseTable, k: int) -> G2Jacobian:
-    """Return k·base (Jacobian) from a fixed-base table; k is reduced mod r (base has order r)."""
-    k %= FR_MODULUS
-    w = table.window_bits
-    mask = (1 << w) - 1
-    acc = G2_INFINITY
-    for window in table.windows:
-        d = k & mask
-        if d:
-            acc = g2_add_affine(acc, window[d])
-        k >>= w
-    return acc
-
-
-def g2_fixed_base_batch(base_affine: G2Affine, scalars: list[int]) -> list[G2Affine]:
-    """Return [k·base for k in scalars] as affine points: one table, one batch normalization."""
-    if base_affine is None or not scalars:
-        return [None] * len(scalars)
-    table = g2_fixed_base_table(base_affine, fixed_base_window_bits(len(scalars)))
-    return g2_batch_to_affine([g2_fixed_base_mul(table, k) for k in scalars])
+# The G2 group operations, and the scalar multiplications of cuzk_core.curve.ops over them.
+G2_OPS = CurveOps(G2_INFINITY, g2_add, g2_add_affine, g2_double, _neg_affine, g2_batch_to_affine)
+g2_mul = G2_OPS.mul
+g2_fixed_base_table = G2_OPS.fixed_base_table
+g2_fixed_base_mul = G2_OPS.fixed_base_mul
+g2_fixed_base_batch = G2_OPS.fixed_base_batch

@@ -9,12 +9,16 @@ the pairing's cost.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from .constants import FQ_MODULUS
 from .fq import fq_sqrt
 
 Fq2 = tuple[int, int]
 Fq6 = tuple[Fq2, Fq2, Fq2]
 Fq12 = tuple[Fq6, Fq6]
+_T = TypeVar("_T")
 
 _Q = FQ_MODULUS
 _HALF_Q = (_Q - 1) // 2
@@ -26,6 +30,16 @@ FQ6_ZERO: Fq6 = (FQ2_ZERO, FQ2_ZERO, FQ2_ZERO)
 FQ6_ONE: Fq6 = (FQ2_ONE, FQ2_ZERO, FQ2_ZERO)
 FQ12_ZERO: Fq12 = (FQ6_ZERO, FQ6_ZERO)
 FQ12_ONE: Fq12 = (FQ6_ONE, FQ6_ZERO)
+
+
+def _pow(a: _T, e: int, one: _T, mul: Callable[[_T, _T], _T], sqr: Callable[[_T], _T]) -> _T:
+    """Return a^e for e ≥ 0 by left-to-right square and multiply over the given mul and sqr."""
+    result = one
+    for bit in bin(e)[2:]:
+        result = sqr(result)
+        if bit == "1":
+            result = mul(result, a)
+    return result
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,12 +104,7 @@ def fq2_inv(a: Fq2) -> Fq2:
 
 def fq2_pow(a: Fq2, e: int) -> Fq2:
     """Return a^e for e ≥ 0 (square and multiply)."""
-    result = FQ2_ONE
-    for bit in bin(e)[2:]:
-        result = fq2_sqr(result)
-        if bit == "1":
-            result = fq2_mul(result, a)
-    return result
+    return _pow(a, e, FQ2_ONE, fq2_mul, fq2_sqr)
 
 
 def fq2_sqrt(a: Fq2) -> Fq2 | None:
@@ -253,12 +262,7 @@ def fq12_eq(a: Fq12, b: Fq12) -> bool:
 
 def fq12_pow(a: Fq12, e: int) -> Fq12:
     """Return a^e for e ≥ 0 (square and multiply)."""
-    result = FQ12_ONE
-    for bit in bin(e)[2:]:
-        result = fq12_sqr(result)
-        if bit == "1":
-            result = fq12_mul(result, a)
-    return result
+    return _pow(a, e, FQ12_ONE, fq12_mul, fq12_sqr)
 
 
 def _frobenius_coefficients(power: int) -> list[Fq2]:

@@ -1,0 +1,134 @@
+"""Scalar multiplication written once for G1 and G2, over the group operations in a CurveOps.
+
+Points follow the g1/g2 conventions: Jacobian (X, Y, Z) with infinity where Z is zero, affine
+(x, y) with None for infinity, and canonical coordinates. g1 and g2 each build one CurveOps
+(G1_OPS, G2_OPS) and publish its methods under their g1_/g2_ names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from ..field.constants import FR_MODULUS
+
+J = TypeVar("J")  # a Jacobian point
+A = TypeVar("A")  # an affine point, None for infinity
+
+
+class FixedBaseTable(NamedTuple):
+    """Affine multiples d·2^(w·i)·base for every window i and digit d (index 0 is None)."""
+
+    window_bits: int
+    windows: list[list[Any]]
+
+
+def wnaf_digits(k: int, width: int) -> list[int]:
+    """Return the width-w NAF of k ≥ 0, least significant digit first (odd digits |d| < 2^(w−1))."""
+    digits = []
+    full = 1 << width
+    half = full >> 1
+    mask = full - 1
+    while k:
+        if k & 1:
+            d = k & mask
+            if d >= half:
+                d -= full
+            k -= d
+        else:
+            d = 0
+        digits.append(d)
+        k >>= 1
+    return digits
+
+
+def wnaf_window(bits: int) -> int:
+    """Pick a wNAF window for a scalar of `bits` bits (table cost against additions saved)."""
+    if bits < 24:
+        return 2
+    if bits < 96:
+        return 4
+    return 5
+
+
+def fixed_base_window_bits(count: int) -> int:
+    """Pick the window minimizing table building plus per-scalar additions for `count` scalars."""
+    bits = FR_MODULUS.bit_length()
+    return min(range(1, 17), key=lambda w: -(-bits // w) * ((1 << w) + count))
+
+
+@dataclass(frozen=True, slots=True)
+class CurveOps(Generic[J, A]):
+    """The group operations of one curve group, and the algorithms built on them alone."""
+
+    infinity: J
+    add: Callable[[J, J], J]
+    add_affine: Callable[[J, A], J]
+    double: Callable[[J], J]
+    neg_affine: Callable[[A], A]
+    batch_to_affine: Callable[[list[J]], list[A]]
+
+    def mul(self, p: J, k: int) -> J:
+        """Return k·p for any integer k (not reduced mod r, so valid outside the subgroup)."""
+        n = abs(k)
+        width = wnaf_window(n.bit_length())
+        add_affine, double = self.add_affine, self.double
+        twice = double(p)
+        odd = [p]
+        for _ in range((1 << (width - 2)) - 1):
+            odd.append(self.add(odd[-1], twice))
+        pos = self.batch_to_affine(odd)
+        neg = [self.neg_affine(a) for a in pos]
+        if k < 0:
+            pos, neg = neg, pos
+        acc = self.infinity
+        for d in reversed(wnaf_digits(n, width)):
+            acc = double(acc)
+            if d > 0:
+                acc = add_affine(acc, pos[d >> 1])
+            elif d < 0:
+                acc = add_affine(acc, neg[-d >> 1])
+        return acc
+
+    def fixed_base_table(self, base_affine: A, window_bits: int) -> FixedBaseTable:
+        """Precompute the window table for many scalar multiplications of one subgroup point."""
+        if not 1 <= window_bits <= 20:
+            raise ValueError(f"window_bits must be in 1..20, got {window_bits}")
+        n_windows = -(-FR_MODULUS.bit_length() // window_bits)
+        size = 1 << window_bits
+        add_affine = self.add_affine
+        flat: list[J] = []
+        base = base_affine
+        for _ in range(n_windows):
+            acc = self.infinity
+            flat.append(acc)
+            for _ in range(size - 1):
+                acc = add_affine(acc, base)
+                flat.append(acc)
+            base = self.batch_to_affine([add_affine(acc, base)])[0]
+        affine = self.batch_to_affine(flat)
+        windows = [affine[i * size : (i + 1) * size] for i in range(n_windows)]
+        return FixedBaseTable(window_bits, windows)
+
+    def fixed_base_mul(self, table: FixedBaseTable, k: int) -> J:
+        """Return k·base (Jacobian) from a fixed-base table; k is reduced mod r."""
+        k %= FR_MODULUS
+        w = table.window_bits
+        mask = (1 << w) - 1
+        add_affine = self.add_affine
+        acc = self.infinity
+        for window in table.windows:
+            d = k & mask
+            if d:
+                acc = add_affine(acc, window[d])
+            k >>= w
+        return acc
+
+    def fixed_base_batch(self, base_affine: A, scalars: list[int]) -> list[A]:
+        """Return [k·base for k in scalars] as affine points: one table, one batch normalization."""
+        if base_affine is None or not scalars:
+            return [None] * len(scalars)
+        table = self.fixed_base_table(base_affine, fixed_base_window_bits(len(scalars)))
+        fixed_base_mul = self.fixed_base_mul
+        return self.batch_to_affine([fixed_base_mul(table, k) for k in scalars])
