@@ -13,6 +13,7 @@ from cuzk_core.timing import Timer
 if TYPE_CHECKING:
     import pluggy
 
+    from cuzk_core.bench.clock import Clock
     from cuzk_core.domain import EvaluationDomain
     from cuzk_core.layout import G1Affines, G2Affines
     from cuzk_core.profile import Profile
@@ -145,6 +146,14 @@ class Backend:
     def _profile_window(self, label: str) -> int | None:
         windows = self.ctx.profile.msm.window_bits
         return windows.for_msm(label) if hasattr(windows, label) else None
+
+    def device_clock(self) -> Clock | None:
+        """The backend's device clock for the bench (optional hook), or None to use the host's."""
+        return self._hook.cuzk_bench_clock(ctx=self.ctx)
+
+    def device_memory(self) -> int | None:
+        """Bytes of device memory in use (optional hook), or None for a host-only backend."""
+        return self._hook.cuzk_device_memory(ctx=self.ctx)
 
     def sibling(self, name: str) -> Backend:
         """A façade for backend ``name`` sharing this one's profile and timer (e.g. B·G2 on CPU)."""

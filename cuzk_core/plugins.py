@@ -10,6 +10,7 @@ import pluggy
 
 from cuzk_core import PROJECT_NAME, hookspecs
 from cuzk_core.backend import Backend, BackendContext, BackendInfo
+from cuzk_core.bench import hookspecs as measurement_hookspecs
 from cuzk_core.errors import BackendUnavailable
 from cuzk_core.profile import Profile
 from cuzk_core.timing import Timer
@@ -67,6 +68,7 @@ def load_plugins() -> Plugins:
     """Load every entry point in group ``cuzk``, keeping going past broken ones."""
     pm = pluggy.PluginManager(PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
+    pm.add_hookspecs(measurement_hookspecs)  # optional: device clocks and memory for the bench
     blocked = {n.strip() for n in os.environ.get(BLOCK_ENV, "").split(",") if n.strip()}
     backends: dict[str, BackendInfo] = {}
     broken: list[BrokenPlugin] = []

@@ -12,12 +12,14 @@ import hashlib
 import importlib.resources
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from cuzk_core.errors import ProfileError
+from cuzk_core.timing import PHASES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -89,6 +91,14 @@ class MemorySettings:
 
 
 @attrs.frozen
+class DebugSettings:
+    """Test-only knobs: ``sleep_ms`` plants a slowdown in named phases, for testing the bench."""
+
+    sleep_ms: tuple[tuple[str, int], ...] = ()
+    """``(phase, milliseconds)`` pairs; empty in every real profile."""
+
+
+@attrs.frozen
 class Profile:
     """A resolved profile: what ``cuzk profile show`` prints and what every phase reads."""
 
@@ -97,11 +107,12 @@ class Profile:
     description: str = ""
     msm: MsmSettings = MsmSettings()
     memory: MemorySettings = MemorySettings()
+    debug: DebugSettings = DebugSettings()
     sources: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved settings as plain TOML-able values (``extends`` already applied)."""
-        return {
+        settings = {
             "backend": self.backend,
             "description": self.description,
             "msm": {
@@ -120,6 +131,9 @@ class Profile:
                 "presize_synthesis": self.memory.presize_synthesis,
             },
         }
+        if self.debug.sleep_ms:  # only when set, so real profiles keep their digests
+            settings["debug"] = {"sleep_ms": dict(self.debug.sleep_ms)}
+        return settings
 
     def digest(self) -> str:
         """A short hash of the resolved settings, to tell results of different profiles apart."""
@@ -173,6 +187,7 @@ _SCHEMA: dict[str, Any] = {
         "pool_mib": "positive",
         "presize_synthesis": bool,
     },
+    "debug": {"sleep_ms": {phase: "positive" for phase in PHASES}},
 }
 
 
@@ -220,7 +235,7 @@ def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _check(table: dict[str, Any], schema: dict[str, Any], path: Path, prefix: str) -> None:
+def _check(table: dict[str, Any], schema: dict[str, Any], path: Path | str, prefix: str) -> None:
     """Validate ``table`` against ``schema``, raising a ProfileError that names file and key."""
     for key, value in table.items():
         dotted = f"{prefix}{key}"
@@ -236,7 +251,7 @@ def _check(table: dict[str, Any], schema: dict[str, Any], path: Path, prefix: st
             _check_value(value, kind, path, dotted)
 
 
-def _check_value(value: Any, kind: Any, path: Path, dotted: str) -> None:
+def _check_value(value: Any, kind: Any, path: Path | str, dotted: str) -> None:
     if kind is bool or kind is str:
         if not isinstance(value, kind):
             name = "true or false" if kind is bool else "a string"
@@ -278,10 +293,36 @@ def _load_raw(path: Path, seen: tuple[Path, ...]) -> tuple[dict[str, Any], tuple
     return _merge(base, table), (*sources, str(path))
 
 
-def load_profile(ref: str | Path | None = None) -> Profile:
-    """Load, merge and validate a profile given by path or shipped name (default: ``cpu``)."""
+def _nest_changes(changes: Mapping[str, Any], label: str) -> dict[str, Any]:
+    """``{"msm.split_01": True}`` → ``{"msm": {"split_01": True}}``, validated like a file."""
+    table: dict[str, Any] = {}
+    for dotted, value in changes.items():
+        *parents, leaf = dotted.split(".")
+        node = table
+        for key in parents:
+            node = node.setdefault(key, {})
+            if not isinstance(node, dict):
+                raise ProfileError(f"{label}: {dotted!r} conflicts with another change")
+        node[leaf] = value
+    if "extends" in table:
+        raise ProfileError(f"{label}: 'extends' cannot be changed, name another base profile")
+    _check(table, _SCHEMA, label, "")
+    return table
+
+
+def load_profile(
+    ref: str | Path | None = None, changes: Mapping[str, Any] | None = None
+) -> Profile:
+    """Load, merge and validate a profile given by path or shipped name (default: ``cpu``).
+
+    ``changes`` maps dotted keys (``"memory.pinning"``) to values applied on top, for A/B runs
+    of one knob; they are validated like the file's own keys.
+    """
     path = resolve_profile_path(ref if ref is not None else DEFAULT_PROFILE)
     raw, sources = _load_raw(path, ())
+    if changes:
+        raw = _merge(raw, _nest_changes(changes, "--change"))
+        sources = (*sources, *(f"--change {k}={_toml_value(v)}" for k, v in changes.items()))
     msm = raw.get("msm", {})
     memory = raw.get("memory", {})
     windows = {m: (None if b == "auto" else b) for m, b in msm.get("window_bits", {}).items()}
@@ -301,5 +342,6 @@ def load_profile(ref: str | Path | None = None) -> Profile:
             pool_mib=memory.get("pool_mib", 256),
             presize_synthesis=memory.get("presize_synthesis", False),
         ),
+        debug=DebugSettings(tuple(raw.get("debug", {}).get("sleep_ms", {}).items())),
         sources=sources,
     )

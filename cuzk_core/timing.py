@@ -15,9 +15,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
 import attrs
+
+from cuzk_core.fileio import atomic_output
 
 PHASES = (
     "synthesis",
@@ -139,8 +142,8 @@ class Timer:
         """Every span, for ``timings.json``."""
         return {"spans": [s.to_json() for s in self.spans], "phases_ms": self.phase_totals()}
 
-    def write_trace(self, path: str) -> None:
-        """Write every span as JSON lines."""
-        with open(path, "w") as f:
+    def write_trace(self, path: str | Path) -> None:
+        """Write every span as JSON lines (atomically; spans still open have ``end: null``)."""
+        with atomic_output(path, "w") as f:
             for record in self.spans:
                 f.write(json.dumps(record.to_json()) + "\n")

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from cuzk_core.backend import Backend
+from cuzk_core.bench.observe import observe
 from cuzk_core.cache import cache_dir
 from cuzk_core.circuits import get_circuit
+from cuzk_core.cli import circom
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import files, params_dir
@@ -18,6 +20,7 @@ from cuzk_core.groth16.prover import prove as run_prover
 from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
 from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.interop.snarkjs_json import is_json_file, read_proof_json, read_vk_json
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile, shipped_profiles
 from cuzk_core.progress import Progress
@@ -63,6 +66,8 @@ def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress
 
 def setup(args: argparse.Namespace) -> int:
     """``cuzk setup``: parameters for a circuit into a folder."""
+    if args.r1cs is not None:
+        return circom.setup(args)
     timer = Timer()
     backend = _backend(args, timer)
     spec = _circuit_spec(args)
@@ -93,6 +98,8 @@ def _cached_params(circuit, args: argparse.Namespace) -> Path:
 
 def prove(args: argparse.Namespace) -> int:
     """``cuzk prove``: a proof, its verifying key, public inputs and timings into ``--out``."""
+    if args.zkey is not None or args.r1cs is not None or args.wtns is not None:
+        return circom.prove(args)
     timer = Timer()
     backend = _backend(args, timer)
     if args.params is not None:
@@ -105,13 +112,14 @@ def prove(args: argparse.Namespace) -> int:
     params_file = folder / params_dir.PARAMS_FILE
 
     progress = _progress(args, "prove", PROVE_STEPS)
-    result = run_prover(
-        backend,
-        _synthesizer(backend, circuit),
-        lambda: files.read_params(params_file),
-        seed=args.seed,
-        progress=progress,
-    )
+    with observe(backend, args.trace, args.memlog, args.memlog_interval) as observed:
+        result = run_prover(
+            backend,
+            _synthesizer(backend, circuit),
+            lambda: files.read_params(params_file),
+            seed=args.seed,
+            progress=progress,
+        )
     progress.close()
     vk = files.read_vk(folder / params_dir.VK_FILE)
 
@@ -119,7 +127,12 @@ def prove(args: argparse.Namespace) -> int:
     files.write_proof(out / "proof.bin", result.proof)
     files.write_vk(out / "vk.bin", vk)
     files.write_public(out / "public.json", result.public_inputs)
-    timings = {"backend": backend.name, "profile": backend.ctx.profile.name, **timer.to_json()}
+    timings = {
+        "backend": backend.name,
+        "profile": backend.ctx.profile.name,
+        **timer.to_json(),
+        **observed,
+    }
     write_json_atomic(out / "timings.json", timings)
     total_ms = sum(timer.phase_totals().values())
     print(f"proof written to {out}/proof.bin ({total_ms / 1000:.2f} s in {backend.name})")
@@ -128,8 +141,10 @@ def prove(args: argparse.Namespace) -> int:
 
 def verify(args: argparse.Namespace) -> int:
     """``cuzk verify``: exit 0 and ``valid``, or exit 1 and the reason."""
-    vk = files.read_vk(args.vk)
-    proof = files.read_proof(args.proof)
+    vk = read_vk_json(args.vk) if is_json_file(args.vk) else files.read_vk(args.vk)
+    proof = (
+        read_proof_json(args.proof) if is_json_file(args.proof) else files.read_proof(args.proof)
+    )
     public = files.read_public(args.public, expected=vk.num_public)
     ok, reason = verify_proof(vk, proof, public)
     if ok:

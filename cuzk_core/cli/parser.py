@@ -6,7 +6,8 @@ import argparse
 import os
 
 from cuzk_core import __version__
-from cuzk_core.cli import commands
+from cuzk_core.cli import bench_commands, commands
+from cuzk_core.cli import circom as circom_commands
 
 
 def _seed(text: str) -> int:
@@ -49,6 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--out", default="out", help="output folder (default: out)")
     prove.add_argument("--seed", type=_seed, help="derive the proof randomness from this seed")
     _add_circuit_options(prove)
+    circom = prove.add_argument_group("circom / snarkjs circuit")
+    circom.add_argument("--zkey", help="snarkjs Groth16 proving key (.zkey) to prove with")
+    circom.add_argument("--wtns", help="witness from `snarkjs wtns calculate` (.wtns)")
+    circom.add_argument(
+        "--r1cs", help="circom circuit (.r1cs): with --params, or with --zkey to check the witness"
+    )
+    bench_commands.add_observation_options(prove)
     prove.set_defaults(handler=commands.prove)
 
     setup = sub.add_parser("setup", help="generate Groth16 parameters for a circuit")
@@ -57,13 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, help="derive the toxic waste from this seed (tests only: insecure)"
     )
     _add_circuit_options(setup)
+    setup.add_argument("--r1cs", help="a circom circuit (.r1cs) instead of an embedded one")
     setup.set_defaults(handler=commands.setup)
 
-    verify = sub.add_parser("verify", help="verify a proof")
-    verify.add_argument("--vk", required=True, help="verifying key (vk.bin)")
-    verify.add_argument("--proof", required=True, help="proof (proof.bin)")
+    verify = sub.add_parser("verify", help="verify a proof (cuzk's or snarkjs's files)")
+    verify.add_argument(
+        "--vk", required=True, help="verifying key (vk.bin or snarkjs verification_key.json)"
+    )
+    verify.add_argument("--proof", required=True, help="proof (proof.bin or snarkjs proof.json)")
     verify.add_argument("--public", required=True, help="public inputs (public.json)")
     verify.set_defaults(handler=commands.verify)
+
+    check = sub.add_parser("check", help="check that a circom witness satisfies its circuit")
+    check.add_argument("--r1cs", required=True, help="circom circuit (.r1cs)")
+    check.add_argument("--wtns", required=True, help="witness (.wtns)")
+    check.set_defaults(handler=circom_commands.check)
 
     backends = sub.add_parser("backends", help="list every backend and whether it can run here")
     backends.set_defaults(handler=commands.backends)
@@ -75,4 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.set_defaults(handler=commands.profile_show)
     listing = profile_sub.add_parser("list", help="list the shipped profiles")
     listing.set_defaults(handler=commands.profile_list)
+
+    bench_commands.add_bench_parser(sub, _add_circuit_options, _seed)
+    bench_commands.add_trace_parser(sub)
     return parser

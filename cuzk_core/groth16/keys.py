@@ -63,6 +63,10 @@ class ProvingKey:
     a: G1Affines
     b_g1: G1Affines
     b_g2: G2Affines
+    dense_ab: bool = False
+    """True when a / b_g1 / b_g2 hold a point for every variable (snarkjs zkeys, infinity where a
+    variable is unused) instead of only the variables :func:`query_density` selects (bellperson);
+    the bellperson byte layout of :meth:`to_bytes` does not record it."""
 
     def to_bytes(self) -> bytes:
         """bellperson's Parameters layout."""

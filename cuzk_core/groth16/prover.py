@@ -5,9 +5,11 @@ It never knows which backend runs: it calls the :class:`~cuzk_core.backend.Backe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
@@ -27,11 +29,12 @@ from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_density
-from cuzk_core.groth16.qap import compute_h
+from cuzk_core.groth16.qap import BELLPERSON, QuotientConvention
 from cuzk_core.layout import limbs_to_ints
 from cuzk_core.profile import BG2Placement
 from cuzk_core.progress import NullProgress, Progress
 from cuzk_core.r1cs import R1CSMatrices
+from cuzk_core.timing import Span
 
 _R = FR_MODULUS
 PROVE_STEPS = 11
@@ -67,15 +70,22 @@ def first_unsatisfied(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int | None
     return None
 
 
-def _check_key_matches(pk: ProvingKey, matrices: R1CSMatrices, domain: EvaluationDomain) -> None:
+def _check_key_matches(
+    pk: ProvingKey,
+    matrices: R1CSMatrices,
+    domain: EvaluationDomain,
+    convention: QuotientConvention,
+) -> None:
     num_vars = matrices.num_inputs + matrices.num_aux
+    a_points = num_vars if pk.dense_ab else int(query_density(matrices.a, num_vars).sum())
+    b_points = num_vars if pk.dense_ab else int(query_density(matrices.b, num_vars).sum())
     expected = {
         "ic": (len(pk.vk.ic), matrices.num_inputs),
-        "h": (len(pk.h), domain.size - 1),
+        "h": (len(pk.h), convention.h_points(domain)),
         "l": (len(pk.l), matrices.num_aux),
-        "a": (len(pk.a), int(query_density(matrices.a, num_vars).sum())),
-        "b_g1": (len(pk.b_g1), int(query_density(matrices.b, num_vars).sum())),
-        "b_g2": (len(pk.b_g2), int(query_density(matrices.b, num_vars).sum())),
+        "a": (len(pk.a), a_points),
+        "b_g1": (len(pk.b_g1), b_points),
+        "b_g2": (len(pk.b_g2), b_points),
     }
     for name, (have, need) in expected.items():
         if have != need:
@@ -91,28 +101,40 @@ def prove(
     load_key: Callable[[], ProvingKey],
     seed: int | None = None,
     progress: Progress | None = None,
+    convention: QuotientConvention = BELLPERSON,
+    has_c: bool = True,
 ) -> ProofResult:
-    """Prove; ``synthesize`` gives the matrices (input rows included) and witness."""
+    """Prove; ``synthesize`` gives the matrices (input rows included) and witness.
+
+    ``convention`` says how H is computed (it must be the one the key was made for);
+    ``has_c=False`` says the matrices carry no C rows (a snarkjs zkey stores none): c is then
+    taken as a ⊙ b, which a satisfying witness makes equal, and the witness cannot be checked.
+    """
     progress = progress or NullProgress()
     timer = backend.ctx.timer
+    planted = dict(backend.ctx.profile.debug.sleep_ms)
 
-    def phase(name: str):
-        return timer.span(name, backend=backend.name)
+    def phase(name: str, on: Backend = backend) -> contextlib.AbstractContextManager[Span]:
+        span = timer.span(name, backend=on.name)
+        return _planted_delay(span, planted[name]) if name in planted else span
 
     with phase("synthesis"):
         matrices, witness = synthesize()
         a, b, c = backend.evaluate_r1cs(matrices, witness)
-        failing = first_unsatisfied(a, b, c)
-        if failing is not None:
-            raise UnsatisfiedWitness(f"the witness does not satisfy constraint {failing}")
+        if has_c:
+            failing = first_unsatisfied(a, b, c)
+            if failing is not None:
+                raise UnsatisfiedWitness(f"the witness does not satisfy constraint {failing}")
+        else:
+            c = backend.quotient_pointwise(a, b, np.zeros_like(a), scale=1)
     progress.step("synthesis")
     num_inputs = matrices.num_inputs
     num_vars = num_inputs + matrices.num_aux
-    domain = EvaluationDomain.covering(matrices.num_constraints)
+    domain = convention.domain(matrices.num_constraints)
 
     with phase("load_params"):
         pk = load_key()
-        _check_key_matches(pk, matrices, domain)
+        _check_key_matches(pk, matrices, domain, convention)
     progress.step("load_params")
 
     b_g2_backend = backend
@@ -126,15 +148,18 @@ def prove(
     progress.step("pin")
 
     with phase("ntt_h"):
-        h = compute_h(backend, a, b, c, domain)
+        h = convention.compute(backend, a, b, c, domain)
     progress.step("ntt_h")
 
-    a_scalars = witness[query_density(matrices.a, num_vars)]
-    b_scalars = witness[query_density(matrices.b, num_vars)]
+    if pk.dense_ab:
+        a_scalars = b_scalars = witness
+    else:
+        a_scalars = witness[query_density(matrices.a, num_vars)]
+        b_scalars = witness[query_density(matrices.b, num_vars)]
     with ThreadPoolExecutor(max_workers=1) as pool:
         # B·G2 may run on CPU threads beside the device's G1 work; its span shows the overlap.
         def msm_b_g2():
-            with timer.span("msm_b_g2", backend=b_g2_backend.name):
+            with phase("msm_b_g2", b_g2_backend):
                 return b_g2_backend.msm_g2(bases["b_g2"], b_scalars, "b_g2")
 
         b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
@@ -166,6 +191,14 @@ def prove(
         backend.unpin(pinned)
     progress.step("unpin")
     return ProofResult(proof, limbs_to_ints(witness[1:num_inputs]))
+
+
+@contextlib.contextmanager
+def _planted_delay(span: contextlib.AbstractContextManager[Span], ms: int) -> Iterator[Span]:
+    """Sleep ``ms`` inside ``span``: the profile's test-only ``debug.sleep_ms`` slowdown."""
+    with span as record:
+        time.sleep(ms / 1000)
+        yield record
 
 
 def _assemble(pk: ProvingKey, sums: dict, b_g2_sum, r: int, s: int) -> Proof:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
 
-from cuzk_core.domain import EvaluationDomain
+from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.field.fr import fr_batch_inverse, fr_inv
+from cuzk_core.field.fr import fr_batch_inverse, fr_inv, fr_root_of_unity
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
@@ -97,3 +98,49 @@ def compute_h(
             "A·B − C is not divisible by Z: the witness does not satisfy the circuit"
         )
     return h[: m - 1]
+
+
+def compute_h_odd_coset(
+    backend: Backend, a: np.ndarray, b: np.ndarray, c: np.ndarray, domain: EvaluationDomain
+) -> np.ndarray:
+    """snarkjs's H scalars: A·B − C evaluated at the odd points ω_{2m}·ω^i of the 2m domain.
+
+    There Z(x) = x^m − 1 is the constant −2, so no division happens here: snarkjs folds 1/Z into
+    its H points. Returns ``m`` evaluations (not coefficients).
+    """
+    m = domain.size
+    shift = fr_root_of_unity(domain.log_size + 1, domain.generator)
+    evaluations = []
+    for values in (a, b, c):
+        padded = np.zeros((m, 4), dtype=np.uint64)
+        padded[: len(values)] = values
+        coefficients = backend.intt(padded, domain)
+        evaluations.append(backend.coset_ntt(coefficients, domain, shift))
+    return backend.quotient_pointwise(*evaluations, scale=1)
+
+
+@attrs.frozen
+class QuotientConvention:
+    """How the prover computes H, and so which points a key's h query holds: one per key format."""
+
+    name: str
+    generator: int
+    """The domain's roots of unity come from this non-residue."""
+    h_offset: int
+    """The h query holds ``m + h_offset`` points for a domain of size ``m``."""
+    compute: Callable[..., np.ndarray]
+    """``(backend, a, b, c, domain) → h scalars``."""
+
+    def domain(self, num_rows: int) -> EvaluationDomain:
+        """The smallest domain covering ``num_rows`` constraint rows (input rows included)."""
+        return EvaluationDomain.covering(num_rows, self.generator)
+
+    def h_points(self, domain: EvaluationDomain) -> int:
+        """How many h points (and scalars) a key for ``domain`` has."""
+        return domain.size + self.h_offset
+
+
+BELLPERSON = QuotientConvention("bellperson", BELLPERSON_GENERATOR, -1, compute_h)
+"""Roots from 7; H = (A·B − C)/Z via the coset of 7, as m − 1 coefficients."""
+SNARKJS = QuotientConvention("snarkjs", SNARKJS_GENERATOR, 0, compute_h_odd_coset)
+"""Roots from 5; H as m evaluations at the odd points of the 2m domain."""

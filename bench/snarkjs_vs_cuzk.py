@@ -1,0 +1,194 @@
+"""snarkjs against cuzk on the same zkey and witness: `groth16 prove` vs `cuzk prove --zkey`.
+
+For each size 2^k it generates a circom multiplication chain with 2^k − 3 constraints (one public
+input, one public output: the rows plus public signals just fill a 2^k domain), compiles it for
+bls12381, sets it up with one contribution against a prepared powers of tau of at least that
+power (tests/circom/make_ptau.sh makes one), computes the witness, then times each prover as a
+whole command, file reading included, alternating snarkjs and cuzk. Every proof is checked with
+`snarkjs groth16 verify`. Results go to bench/results/ as JSON.
+
+    python bench/snarkjs_vs_cuzk.py --ptau /tmp/pot16_final.ptau --sizes 12 14 16 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = REPO / "node_modules" / ".bin"
+CIRCUIT = """pragma circom 2.0.0;
+
+// {n} constraints s[i] = s[i-1]^2 + i: full-size witness values, so no MSM shortcut applies.
+template MulChain(n) {{
+    signal input x;
+    signal output y;
+    signal s[n];
+    s[0] <== x * x;
+    for (var i = 1; i < n; i++) {{
+        s[i] <== s[i - 1] * s[i - 1] + i;
+    }}
+    y <== s[n - 1];
+}}
+
+component main {{public [x]}} = MulChain({n});
+"""
+
+
+def run(*command: str | Path, cwd: Path | None = None) -> float:
+    """Run a command to completion; its wall time in seconds (a failure stops the benchmark)."""
+    start = time.perf_counter()
+    done = subprocess.run([str(c) for c in command], cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"failed: {' '.join(map(str, command))}\n{done.stdout}\n{done.stderr}")
+    return elapsed
+
+
+def tool_version(command: list[str]) -> str:
+    """The first line a tool prints about its version."""
+    done = subprocess.run(command, capture_output=True, text=True)
+    return (done.stdout or done.stderr).strip().splitlines()[0]
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    cpu = "unknown"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    import numpy
+
+    import cuzk_core
+
+    return {
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "cuzk": cuzk_core.__version__,
+        "commit": tool_version(["git", "-C", str(REPO), "describe", "--always", "--dirty"]),
+        "node": tool_version(["node", "--version"]),
+        "snarkjs": tool_version([str(BIN / "snarkjs"), "--version"]),
+        "circom2": tool_version([str(BIN / "circom2"), "--version"]),
+    }
+
+
+def prepare(log_size: int, ptau: Path, work: Path) -> dict[str, Path]:
+    """Compile, set up and compute the witness for the 2^log_size chain (cached in ``work``)."""
+    n = (1 << log_size) - 3
+    folder = work / f"chain{log_size}"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "r1cs": folder / "chain.r1cs",
+        "zkey": folder / "chain.zkey",
+        "vk": folder / "vk.json",
+        "wtns": folder / "chain.wtns",
+    }
+    if all(p.exists() for p in files.values()):
+        return files
+    source = folder / "chain.circom"
+    source.write_text(CIRCUIT.format(n=n))
+    # circom2 (WebAssembly) sees only its working directory: run it from / with relative paths.
+    flags = ("--r1cs", "--wasm", "--prime", "bls12381", "-o", folder.relative_to("/"))
+    run(BIN / "circom2", source.relative_to("/"), *flags, cwd=Path("/"))
+    first = folder / "chain_0.zkey"
+    run(BIN / "snarkjs", "groth16", "setup", files["r1cs"], ptau, first)
+    run(BIN / "snarkjs", "zkey", "contribute", first, files["zkey"], "--name=bench", "-e=bench")
+    run(BIN / "snarkjs", "zkey", "export", "verificationkey", files["zkey"], files["vk"])
+    (folder / "input.json").write_text(json.dumps({"x": "3"}))
+    wasm = folder / "chain_js" / "chain.wasm"
+    run(BIN / "snarkjs", "wtns", "calculate", wasm, folder / "input.json", files["wtns"])
+    return files
+
+
+def verified(vk: Path, folder: Path) -> bool:
+    """Whether snarkjs accepts the proof in ``folder``."""
+    files = (vk, folder / "public.json", folder / "proof.json")
+    done = subprocess.run(
+        [str(BIN / "snarkjs"), "groth16", "verify", *map(str, files)],
+        capture_output=True,
+        text=True,
+    )
+    return done.returncode == 0 and "OK" in done.stdout
+
+
+def measure(files: dict[str, Path], profile: str, repeat: int, work: Path) -> dict[str, Any]:
+    """Alternate the two provers ``repeat`` times; wall times, cuzk's phases, verification."""
+    cuzk = shutil.which("cuzk")
+    if cuzk is None:
+        sys.exit("the cuzk command is not on PATH: pip install -e . first")
+    snarkjs_dir, cuzk_dir = work / "snarkjs_out", work / "cuzk_out"
+    snarkjs_dir.mkdir(exist_ok=True)
+    snarkjs_s, cuzk_s, phases = [], [], []
+    for _ in range(repeat):
+        outputs = (snarkjs_dir / "proof.json", snarkjs_dir / "public.json")
+        inputs = (files["zkey"], files["wtns"])
+        snarkjs_s.append(run(BIN / "snarkjs", "groth16", "prove", *inputs, *outputs))
+        options = ("-q", "--profile", profile, "prove", "--out", cuzk_dir)
+        cuzk_s.append(run(cuzk, *options, "--zkey", inputs[0], "--wtns", inputs[1]))
+        timings = json.loads((cuzk_dir / "timings.json").read_text())
+        phases.append(timings)
+    snarkjs_median, cuzk_median = statistics.median(snarkjs_s), statistics.median(cuzk_s)
+    return {
+        "snarkjs_s": [round(t, 3) for t in snarkjs_s],
+        "cuzk_s": [round(t, 3) for t in cuzk_s],
+        "snarkjs_median_s": round(snarkjs_median, 3),
+        "cuzk_median_s": round(cuzk_median, 3),
+        "cuzk_over_snarkjs": round(cuzk_median / snarkjs_median, 2),
+        "cuzk_phase_ms": _median_phases(phases),
+        "snarkjs_proof_verified": verified(files["vk"], snarkjs_dir),
+        "cuzk_proof_verified": verified(files["vk"], cuzk_dir),
+    }
+
+
+def _median_phases(runs: list[dict[str, Any]]) -> dict[str, float]:
+    """Median milliseconds of each phase across runs (from each run's timings.json)."""
+    names = runs[0]["phases_ms"]
+    return {name: round(statistics.median(t["phases_ms"][name] for t in runs), 1) for name in names}
+
+
+def main() -> None:
+    """Parse arguments, run every size, write the results file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ptau", type=Path, required=True, help="prepared bls12381 ptau")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[12, 14, 16], help="log2 sizes")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each prover per size")
+    parser.add_argument("--profile", default="cpu", help="cuzk profile (default cpu)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/cuzk-bench"), help="scratch")
+    parser.add_argument("--out", type=Path, help="results file (default bench/results/…)")
+    args = parser.parse_args()
+    results = {"benchmark": "snarkjs groth16 prove vs cuzk prove --zkey", "machine": machine()}
+    results["profile"] = args.profile
+    results["sizes"] = []
+    for log_size in args.sizes:
+        print(f"2^{log_size}: preparing", file=sys.stderr, flush=True)
+        files = prepare(log_size, args.ptau, args.work)
+        print(f"2^{log_size}: measuring", file=sys.stderr, flush=True)
+        row = {"log_size": log_size, "constraints": (1 << log_size) - 3}
+        row.update(measure(files, args.profile, args.repeat, args.work / f"chain{log_size}"))
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        results["sizes"].append(row)
+    out = args.out or REPO / "bench" / "results" / f"snarkjs_vs_cuzk_{args.profile}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(results, indent=2) + "\n")
+    tmp.replace(out)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""What ``cuzk bench`` times: one MSM, one NTT, synthesis alone, or a whole proof.
+
+Each definition makes its inputs (untimed), checks the backend's answer once against a
+reference at a small size (untimed), then times one run per :meth:`Benchmark.run` call. A run's
+figures are the spans its timer recorded (see :func:`cuzk_core.bench.runner.span_figures`); a
+definition overrides its main figure with the clock's reading, which on a GPU backend comes from
+CUDA events rather than the host.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol
+
+import attrs
+import numpy as np
+
+from cuzk_core.backend import Backend
+from cuzk_core.bench.clock import Clock
+from cuzk_core.bench.errors import BenchCheckFailed
+from cuzk_core.bench.inputs import DISTINCT_BASES, random_bases, random_scalars
+from cuzk_core.curve.g1 import G1_INFINITY, g1_add, g1_from_affine, g1_mul, g1_to_affine
+from cuzk_core.curve.g2 import G2_INFINITY, g2_add, g2_from_affine, g2_mul, g2_to_affine
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16.keys import ProvingKey
+from cuzk_core.groth16.prover import first_unsatisfied, prove
+from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
+from cuzk_core.r1cs import R1CSMatrices
+
+CHECK_SIZE = 16
+"""Inputs checked against the reference: enough to cover every window, cheap in plain Python."""
+
+Synthesizer = Callable[[Backend, Any], Callable[[], tuple[R1CSMatrices, np.ndarray]]]
+"""``synthesizer(backend, circuit)`` gives the prover's ``synthesize`` callable."""
+
+
+class Benchmark(Protocol):
+    """One benchmark definition; the runner calls these in order, per profile."""
+
+    name: ClassVar[str]
+
+    def params(self) -> dict[str, Any]:
+        """What was timed (sizes, circuit, seed), recorded in the results."""
+        ...
+
+    def prepare(self, backend: Backend) -> Any:
+        """Make the inputs and place them on the backend (untimed); returns the run state."""
+        ...
+
+    def check(self, backend: Backend, state: Any) -> dict[str, Any]:
+        """Check the backend's answer once against a reference; raise BenchCheckFailed if wrong."""
+        ...
+
+    def run(self, backend: Backend, state: Any, clock: Clock) -> dict[str, float]:
+        """One timed run; returns figures that override the span times (e.g. device time)."""
+        ...
+
+    def release(self, backend: Backend, state: Any) -> None:
+        """Free what :meth:`prepare` placed on the backend."""
+        ...
+
+
+# ---------------------------------------------------------------- MSM
+
+
+@attrs.frozen
+class _MsmState:
+    bases: G1Affines | G2Affines
+    scalars: np.ndarray
+    handle: Any
+
+
+def _naive_msm(curve: str, points: list, scalars: list[int]) -> Any:
+    """Σ sᵢ·Pᵢ by one double-and-add per point: the reference, independent of Pippenger."""
+    infinity, lift, add, mul, to_affine = (
+        (G1_INFINITY, g1_from_affine, g1_add, g1_mul, g1_to_affine)
+        if curve == "g1"
+        else (G2_INFINITY, g2_from_affine, g2_add, g2_mul, g2_to_affine)
+    )
+    total = infinity
+    for point, scalar in zip(points, scalars, strict=True):
+        total = add(total, mul(lift(point), scalar))
+    return to_affine(total)
+
+
+@attrs.frozen
+class MsmBench:
+    """One MSM of ``size`` points in G1 or G2, with the profile's window bits for MSM ``msm``."""
+
+    name: ClassVar[str] = "msm"
+    curve: str
+    size: int
+    msm: str
+    seed: int = 1
+
+    @property
+    def figure(self) -> str:
+        """The main figure's name: ``msm_g1`` or ``msm_g2``."""
+        return f"msm_{self.curve}"
+
+    def params(self) -> dict[str, Any]:
+        """Curve, size, which profile window applies, seed, and how many bases are distinct."""
+        return {
+            "curve": self.curve,
+            "size": self.size,
+            "msm": self.msm,
+            "seed": self.seed,
+            "distinct_bases": min(self.size, DISTINCT_BASES),
+        }
+
+    def _call(self, backend: Backend) -> Callable[..., G1Affines | G2Affines]:
+        return backend.msm_g1 if self.curve == "g1" else backend.msm_g2
+
+    def prepare(self, backend: Backend) -> _MsmState:
+        """Seeded bases and scalars; bases uploaded as the prover would."""
+        bases = random_bases(self.curve, self.size, self.seed)
+        scalars = random_scalars(self.size, self.seed)
+        return _MsmState(bases, scalars, backend.upload(bases, self.msm))
+
+    def check(self, backend: Backend, state: _MsmState) -> dict[str, Any]:
+        """The first points' MSM against a double-and-add sum."""
+        n = min(self.size, CHECK_SIZE)
+        bases = type(state.bases)(state.bases.coords[:n], state.bases.infinity[:n])
+        scalars = state.scalars[:n]
+        got = self._call(backend)(bases, scalars, self.msm)
+        want = type(bases).from_points(
+            [_naive_msm(self.curve, bases.to_points(), limbs_to_ints(scalars))]
+        )
+        same = np.array_equal(got.infinity, want.infinity) and np.array_equal(
+            got.coords, want.coords
+        )
+        if not same:
+            raise BenchCheckFailed(
+                f"backend {backend.name!r}: {self.figure} of {n} points disagrees with the "
+                "double-and-add reference"
+            )
+        return {"reference": "double-and-add sum", "size": n}
+
+    def run(self, backend: Backend, state: _MsmState, clock: Clock) -> dict[str, float]:
+        """One MSM over the uploaded bases."""
+        call = self._call(backend)
+        with backend.ctx.timer.span(self.figure, backend=backend.name):
+            _, ms = clock.time(lambda: call(state.handle, state.scalars, self.msm))
+        return {self.figure: ms}
+
+    def release(self, backend: Backend, state: _MsmState) -> None:
+        """Free the uploaded bases."""
+        backend.release(state.handle)
+
+
+# ---------------------------------------------------------------- NTT
+
+
+def _naive_evaluations(coefficients: list[int], points: list[int]) -> list[int]:
+    """The polynomial at each point by Horner's rule: O(n²), the reference."""
+    values = []
+    for x in points:
+        acc = 0
+        for c in reversed(coefficients):
+            acc = (acc * x + c) % FR_MODULUS
+        values.append(acc)
+    return values
+
+
+@attrs.frozen
+class NttBench:
+    """One forward NTT (or coset NTT) of ``size`` scalars; ``size`` is a power of two."""
+
+    name: ClassVar[str] = "ntt"
+    size: int
+    coset: bool = False
+    seed: int = 1
+
+    @property
+    def figure(self) -> str:
+        """The main figure's name: ``ntt`` or ``coset_ntt``."""
+        return "coset_ntt" if self.coset else "ntt"
+
+    def params(self) -> dict[str, Any]:
+        """Size, coset or not, seed."""
+        return {"size": self.size, "coset": self.coset, "seed": self.seed}
+
+    def _transform(self, backend: Backend, values: np.ndarray, domain: EvaluationDomain):
+        if self.coset:
+            return backend.coset_ntt(values, domain, domain.generator)
+        return backend.ntt(values, domain)
+
+    def prepare(self, backend: Backend) -> tuple[np.ndarray, EvaluationDomain]:
+        """Seeded coefficients and the domain."""
+        domain = EvaluationDomain(self.size.bit_length() - 1)
+        return random_scalars(self.size, self.seed), domain
+
+    def check(self, backend: Backend, state: tuple[np.ndarray, EvaluationDomain]) -> dict[str, Any]:
+        """A small transform against Horner evaluation at every (coset) point."""
+        n = min(self.size, CHECK_SIZE)
+        domain = EvaluationDomain(n.bit_length() - 1)
+        coefficients = state[0][:n]
+        shift = domain.generator if self.coset else 1
+        points = [shift * pow(domain.omega, i, FR_MODULUS) % FR_MODULUS for i in range(n)]
+        want = ints_to_limbs(_naive_evaluations(limbs_to_ints(coefficients), points))
+        if not np.array_equal(self._transform(backend, coefficients, domain), want):
+            raise BenchCheckFailed(
+                f"backend {backend.name!r}: {self.figure} of size {n} disagrees with "
+                "Horner evaluation"
+            )
+        return {"reference": "Horner evaluation", "size": n}
+
+    def run(
+        self, backend: Backend, state: tuple[np.ndarray, EvaluationDomain], clock: Clock
+    ) -> dict[str, float]:
+        """One transform."""
+        values, domain = state
+        with backend.ctx.timer.span(self.figure, backend=backend.name):
+            _, ms = clock.time(lambda: self._transform(backend, values, domain))
+        return {self.figure: ms}
+
+    def release(self, backend: Backend, state: Any) -> None:
+        """Nothing was placed on the backend."""
+
+
+# ---------------------------------------------------------------- synthesis and whole proofs
+
+
+@attrs.frozen
+class SynthBench:
+    """Synthesis alone: the circuit's gadgets and matrices; no parameters, no device."""
+
+    name: ClassVar[str] = "synth"
+    make_circuit: Callable[[], Any]
+    spec: dict[str, Any]
+
+    def params(self) -> dict[str, Any]:
+        """The circuit's name and knobs."""
+        return dict(self.spec)
+
+    def prepare(self, backend: Backend) -> Any:
+        """Build the circuit object."""
+        return self.make_circuit()
+
+    def check(self, backend: Backend, state: Any) -> dict[str, Any]:
+        """The witness satisfies every constraint."""
+        synthesized = backend.synthesize(state)
+        matrices = synthesized.matrices
+        failing = first_unsatisfied(*backend.evaluate_r1cs(matrices, synthesized.witness))
+        if failing is not None:
+            raise BenchCheckFailed(f"the witness does not satisfy constraint {failing}")
+        return {
+            "reference": "witness satisfies every constraint",
+            "constraints": matrices.num_constraints,
+            "variables": matrices.num_inputs + matrices.num_aux,
+        }
+
+    def run(self, backend: Backend, state: Any, clock: Clock) -> dict[str, float]:
+        """One synthesis, timed by its span (host work)."""
+        with backend.ctx.timer.span("synthesis", backend=backend.name):
+            backend.synthesize(state)
+        return {}
+
+    def release(self, backend: Backend, state: Any) -> None:
+        """Nothing was placed on the backend."""
+
+
+@attrs.frozen
+class ProveBench:
+    """A whole proof, phase by phase, plus its ``total`` wall time."""
+
+    name: ClassVar[str] = "prove"
+    make_circuit: Callable[[], Any]
+    synthesizer: Synthesizer
+    load_key: Callable[[], ProvingKey]
+    spec: dict[str, Any]
+    seed: int = 1
+
+    def params(self) -> dict[str, Any]:
+        """The circuit's name and knobs, and the proof-randomness seed."""
+        return {**self.spec, "seed": self.seed}
+
+    def prepare(self, backend: Backend) -> Any:
+        """Build the circuit object; each proof loads the key itself, as ``cuzk prove`` does."""
+        return self.make_circuit()
+
+    def check(self, backend: Backend, state: Any) -> dict[str, Any]:
+        """One proof, verified with the key's verifying key."""
+        pk = self.load_key()
+        result = prove(backend, self.synthesizer(backend, state), lambda: pk, seed=self.seed)
+        ok, reason = verify_proof(pk.vk, result.proof, result.public_inputs)
+        if not ok:
+            raise BenchCheckFailed(f"backend {backend.name!r}: the proof does not verify: {reason}")
+        return {"reference": "proof verifies", "public_inputs": len(result.public_inputs)}
+
+    def run(self, backend: Backend, state: Any, clock: Clock) -> dict[str, float]:
+        """One proof; phases come from the prover's spans, ``total`` from the host clock."""
+        start = time.perf_counter()
+        prove(backend, self.synthesizer(backend, state), self.load_key, seed=self.seed)
+        return {"total": (time.perf_counter() - start) * 1000.0}
+
+    def release(self, backend: Backend, state: Any) -> None:
+        """Nothing was placed on the backend."""

@@ -1,0 +1,36 @@
+"""Observing a proof: ``cuzk prove --trace FILE`` and ``--memlog FILE``."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from cuzk_core.backend import Backend
+from cuzk_core.bench.memlog import DEFAULT_INTERVAL_S, MemoryLog
+
+
+@contextlib.contextmanager
+def observe(
+    backend: Backend,
+    trace: str | Path | None = None,
+    memlog: str | Path | None = None,
+    memlog_interval_s: float = DEFAULT_INTERVAL_S,
+) -> Iterator[dict[str, Any]]:
+    """Sample memory and write the span trace around a proof; yields extra ``timings.json`` keys.
+
+    The trace is written even when the proof fails or is interrupted, so it shows where the run
+    was; the memory peaks (``"memory"``) land in the yielded dict when the block ends.
+    """
+    extra: dict[str, Any] = {}
+    try:
+        if memlog is None:
+            yield extra
+        else:
+            with MemoryLog(memlog, memlog_interval_s, backend.device_memory) as log:
+                yield extra
+            extra["memory"] = log.peaks()
+    finally:
+        if trace is not None:
+            backend.ctx.timer.write_trace(trace)

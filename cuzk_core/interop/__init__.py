@@ -1,0 +1,1 @@
+"""circom and snarkjs interop: .r1cs, .wtns and .zkey readers, snarkjs JSON proofs and keys."""

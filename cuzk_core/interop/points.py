@@ -1,0 +1,100 @@
+"""snarkjs's point encoding, converted in bulk: little-endian Montgomery coordinates → canonical.
+
+A G1 point is x‖y, a G2 point x.c0‖x.c1‖y.c0‖y.c1, each coordinate 48 bytes LE in Montgomery form
+(x·2^384 mod q); the point at infinity is all zeros. Decoding checks every coordinate is below q
+and every point is on its curve (not the subgroup: like bellperson's params, a proving key is
+trusted to that extent), and reports the first bad point by index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from cuzk_core.errors import FormatError
+from cuzk_core.field.constants import FQ_BYTES
+from cuzk_core.interop.montgomery import FQ
+from cuzk_core.layout import FQ_LIMBS, G1Affines, G2Affines
+
+G1_BYTES = 2 * FQ_BYTES
+G2_BYTES = 4 * FQ_BYTES
+CHUNK_POINTS = 1 << 15
+"""Points converted per step, bounding the temporary memory of a large section."""
+
+Allocator = Callable[[tuple[int, ...], str, str], np.ndarray]
+"""``(shape, dtype, purpose) → zeroed array``: where converted bases are stored."""
+
+
+def default_allocator(shape: tuple[int, ...], dtype: str, purpose: str) -> np.ndarray:
+    """Plain host memory."""
+    return np.zeros(shape, dtype=dtype)
+
+
+def _coordinates(raw: np.ndarray, count: int) -> np.ndarray:
+    """``(n, bytes)`` uint8 → ``(n, count, 6)`` uint64 limbs (still Montgomery form)."""
+    return np.ascontiguousarray(raw).view("<u8").astype(np.uint64).reshape(-1, count, FQ_LIMBS)
+
+
+def _fq2_mul(a0, a1, b0, b1):
+    """(a0 + a1·u)(b0 + b1·u) with u² = −1, on Montgomery digit arrays."""
+    return FQ.sub(FQ.mul(a0, b0), FQ.mul(a1, b1)), FQ.add(FQ.mul(a0, b1), FQ.mul(a1, b0))
+
+
+def _off_curve_g1(digits: np.ndarray) -> np.ndarray:
+    """Mask of points (Montgomery digits ``(2, 12, n)``: x, y) with y² ≠ x³ + 4."""
+    x, y = digits
+    rhs = FQ.add(FQ.mul(FQ.mul(x, x), x), FQ.constant(4, x.shape[1]))
+    return np.any(FQ.mul(y, y) != rhs, axis=0)
+
+
+def _off_curve_g2(digits: np.ndarray) -> np.ndarray:
+    """Mask of points (digits ``(4, 12, n)``: x.c0, x.c1, y.c0, y.c1) with y² ≠ x³ + 4(1 + u)."""
+    x0, x1, y0, y1 = digits
+    sq0, sq1 = _fq2_mul(x0, x1, x0, x1)
+    cube0, cube1 = _fq2_mul(sq0, sq1, x0, x1)
+    four = FQ.constant(4, x0.shape[1])
+    rhs0, rhs1 = FQ.add(cube0, four), FQ.add(cube1, four)
+    lhs0, lhs1 = _fq2_mul(y0, y1, y0, y1)
+    return np.any(lhs0 != rhs0, axis=0) | np.any(lhs1 != rhs1, axis=0)
+
+
+def _decode(
+    raw: np.ndarray, coords: int, off_curve, out: np.ndarray, infinity: np.ndarray, where: str
+) -> None:
+    """Check and convert ``raw`` (``(n, coords·48)`` uint8) into ``out`` and ``infinity``."""
+    for start in range(0, len(raw), CHUNK_POINTS):
+        chunk = _coordinates(raw[start : start + CHUNK_POINTS], coords)
+        is_inf = ~chunk.reshape(len(chunk), -1).any(axis=1)
+        bad = np.nonzero(~FQ.below_modulus(chunk).all(axis=1))[0]
+        if len(bad):
+            raise FormatError(f"{where}: point {start + bad[0]} has a coordinate not below q")
+        finite = np.nonzero(~is_inf)[0]
+        digits = np.stack([FQ.to_digits(chunk[finite, c]) for c in range(coords)])
+        bad = np.nonzero(off_curve(digits))[0]
+        if len(bad):
+            raise FormatError(f"{where}: point {start + finite[bad[0]]} is not on the curve")
+        converted = np.zeros_like(chunk)
+        converted[finite] = FQ.from_montgomery(chunk[finite])
+        out[start : start + len(chunk)] = converted.reshape(out[start : start + len(chunk)].shape)
+        infinity[start : start + len(chunk)] = is_inf
+
+
+def g1_from_snarkjs(
+    raw: np.ndarray, where: str, alloc: Allocator = default_allocator, purpose: str = "g1"
+) -> G1Affines:
+    """Decode ``(n, 96)`` bytes of snarkjs G1 points into a canonical batch."""
+    out = alloc((len(raw), 2, FQ_LIMBS), "uint64", purpose)
+    infinity = np.zeros(len(raw), dtype=bool)
+    _decode(raw, 2, _off_curve_g1, out, infinity, where)
+    return G1Affines(out, infinity)
+
+
+def g2_from_snarkjs(
+    raw: np.ndarray, where: str, alloc: Allocator = default_allocator, purpose: str = "g2"
+) -> G2Affines:
+    """Decode ``(n, 192)`` bytes of snarkjs G2 points (x.c0, x.c1, y.c0, y.c1) into a batch."""
+    out = alloc((len(raw), 2, 2, FQ_LIMBS), "uint64", purpose)
+    infinity = np.zeros(len(raw), dtype=bool)
+    _decode(raw, 4, _off_curve_g2, out, infinity, where)
+    return G2Affines(out, infinity)

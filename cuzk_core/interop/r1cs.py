@@ -1,0 +1,155 @@
+"""Reading circom constraint systems (.r1cs, version 1) into cuzk's CSR matrices.
+
+Section 1 (header): field size n8 (u32), the prime (n8 bytes LE), nWires, nPubOut, nPubIn, nPrvIn
+(u32), nLabels (u64), nConstraints (u32). Section 2: per constraint the linear combinations A, B
+and C, each a term count (u32) then per term a wire (u32) and a coefficient (n8 bytes LE, plain).
+Section 3 maps wires to labels (unused here). Wires are ordered 1, outputs, public inputs, private
+inputs, internal signals, which is exactly cuzk's ``z = [1, inputs…, aux…]`` with the outputs and
+public inputs as the inputs. circom keeps linear constraints as rows whose A and B are empty.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import attrs
+import numpy as np
+
+from cuzk_core.errors import FormatError
+from cuzk_core.field.constants import FR_BYTES, FR_MODULUS
+from cuzk_core.interop.container import Container, SectionReader
+from cuzk_core.interop.fields import describe_prime
+from cuzk_core.interop.montgomery import FR
+from cuzk_core.interop.sparse import csr_from_triples
+from cuzk_core.r1cs import R1CSMatrices
+
+R1CS_MAGIC = b"r1cs"
+R1CS_MAX_VERSION = 1
+_CUSTOM_GATE_SECTIONS = (4, 5)
+_TERM = 4 + FR_BYTES
+
+
+@attrs.frozen(eq=False)
+class CircomR1CS:
+    """A circom circuit: its header counts and its matrices over ``z = [1, public…, private…]``."""
+
+    path: Path
+    num_wires: int
+    num_outputs: int
+    num_public_inputs: int
+    num_private_inputs: int
+    num_labels: int
+    matrices: R1CSMatrices
+
+    @property
+    def num_public(self) -> int:
+        """Public signals (outputs and public inputs), not counting the constant 1."""
+        return self.num_outputs + self.num_public_inputs
+
+    @property
+    def num_constraints(self) -> int:
+        """Constraints in the file (before Groth16's input rows)."""
+        return self.matrices.num_constraints
+
+
+def _term_offsets(reader: SectionReader, num_constraints: int) -> tuple[np.ndarray, np.ndarray]:
+    """Walk the variable-length rows once: each term's byte offset and the matrix-row it is in."""
+    data = reader.data
+    size = len(data)
+    offset = 0
+    starts, counts = [], []
+    unpack = struct.Struct("<I").unpack_from
+    for index in range(3 * num_constraints):
+        if offset + 4 > size:
+            constraint, part = divmod(index, 3)
+            raise reader.error(f"truncated in constraint {constraint} ({'ABC'[part]})")
+        (count,) = unpack(data, offset)
+        starts.append(offset + 4)
+        counts.append(count)
+        offset += 4 + count * _TERM
+    if offset > size:
+        raise reader.error(f"truncated: the terms need {offset} bytes, the section has {size}")
+    if offset != size:
+        raise reader.error(f"{size - offset} unexpected bytes after the last constraint")
+    counts_arr = np.array(counts, dtype=np.int64)
+    lc_of_term = np.repeat(np.arange(len(counts_arr), dtype=np.int64), counts_arr)
+    first_term = np.cumsum(counts_arr) - counts_arr
+    position = np.arange(len(lc_of_term), dtype=np.int64) - first_term[lc_of_term]
+    offsets = np.array(starts, dtype=np.int64)[lc_of_term] + _TERM * position
+    return offsets, lc_of_term
+
+
+def read_r1cs(path: str | Path) -> CircomR1CS:
+    """Read and check a .r1cs file for bls12381: field, wire indices and coefficient range."""
+    container = Container(path, R1CS_MAGIC, R1CS_MAX_VERSION, ".r1cs")
+    header = container.reader(1, "header")
+    n8 = header.u32("the field size")
+    prime = header.integer(n8, "the prime")
+    if n8 != FR_BYTES or prime != FR_MODULUS:
+        raise header.error(
+            f"a circuit over {describe_prime(prime)}; cuzk proves Groth16 over bls12381 "
+            "(compile with `circom --prime bls12381`)"
+        )
+    num_wires = header.u32("nWires")
+    num_outputs = header.u32("nPubOut")
+    num_public_inputs = header.u32("nPubIn")
+    num_private_inputs = header.u32("nPrvIn")
+    num_labels = header.u64("nLabels")
+    num_constraints = header.u32("nConstraints")
+    header.finish()
+    num_inputs = 1 + num_outputs + num_public_inputs
+    if num_inputs + num_private_inputs > num_wires:
+        raise header.error(
+            f"{num_wires} wires cannot hold 1 + {num_outputs} outputs + {num_public_inputs} "
+            f"public inputs + {num_private_inputs} private inputs"
+        )
+    for section_id in _CUSTOM_GATE_SECTIONS:
+        if container.has(section_id):
+            raise FormatError(
+                f"{container.path}: uses custom gates (section {section_id}), a PLONK feature; "
+                "Groth16 cannot prove it"
+            )
+
+    reader = container.reader(2, "constraints")
+    offsets, lc_of_term = _term_offsets(reader, num_constraints)
+    gather = offsets[:, None] + np.arange(_TERM, dtype=np.int64)[None, :]
+    terms = np.ascontiguousarray(reader.data[gather]).reshape(-1, _TERM)
+    wires = terms[:, :4].copy().view("<u4").reshape(-1).astype(np.int64)
+    coeffs = terms[:, 4:].copy().view("<u8").astype(np.uint64)
+    bad_wire = np.nonzero(wires >= num_wires)[0]
+    if len(bad_wire):
+        i = int(bad_wire[0])
+        raise reader.error(
+            f"constraint {int(lc_of_term[i]) // 3} names wire {int(wires[i])}, "
+            f"the circuit has {num_wires}"
+        )
+    bad_value = np.nonzero(~FR.below_modulus(coeffs))[0]
+    if len(bad_value):
+        raise reader.error(
+            f"constraint {int(lc_of_term[bad_value[0]]) // 3} has a coefficient not below r"
+        )
+    constraint, part = np.divmod(lc_of_term, 3)
+    a, b, c = (
+        csr_from_triples(
+            constraint[part == k], wires[part == k], coeffs[part == k], num_constraints, num_wires
+        )
+        for k in range(3)
+    )
+    matrices = R1CSMatrices(
+        num_inputs=num_inputs,
+        num_aux=num_wires - num_inputs,
+        num_constraints=num_constraints,
+        a=a,
+        b=b,
+        c=c,
+    )
+    return CircomR1CS(
+        container.path,
+        num_wires,
+        num_outputs,
+        num_public_inputs,
+        num_private_inputs,
+        num_labels,
+        matrices,
+    )

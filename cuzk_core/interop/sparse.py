@@ -1,0 +1,41 @@
+"""Building CSR constraint matrices from (row, column, coefficient) triples in bulk."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.layout import ints_to_limbs, limbs_to_ints
+from cuzk_core.r1cs import SparseMatrix
+
+
+def csr_from_triples(
+    rows: np.ndarray, cols: np.ndarray, coeffs: np.ndarray, num_rows: int, num_cols: int
+) -> SparseMatrix:
+    """Sort by (row, column), add up repeated entries mod r and drop zeros.
+
+    :param rows: int64 row of each entry, each below ``num_rows``.
+    :param cols: int64 column of each entry, each below ``num_cols``.
+    :param coeffs: ``(nnz, 4)`` canonical scalars.
+    """
+    order = np.lexsort((cols, rows))
+    rows, cols, coeffs = rows[order], cols[order], coeffs[order]
+    repeated = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
+    if repeated.any():
+        starts = np.concatenate([[True], ~repeated])
+        group = np.cumsum(starts) - 1
+        sums = [0] * int(group[-1] + 1)
+        for g, value in zip(group.tolist(), limbs_to_ints(coeffs), strict=True):
+            sums[g] += value
+        rows, cols = rows[starts], cols[starts]
+        coeffs = ints_to_limbs([s % FR_MODULUS for s in sums])
+    keep = coeffs.any(axis=1)
+    rows, cols, coeffs = rows[keep], cols[keep], coeffs[keep]
+    indptr = np.zeros(num_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=num_rows), out=indptr[1:])
+    return SparseMatrix(
+        indptr=indptr,
+        cols=cols.astype(np.int64),
+        coeffs=np.ascontiguousarray(coeffs, dtype=np.uint64),
+        num_cols=num_cols,
+    )

@@ -1,0 +1,327 @@
+"""circom/snarkjs readers and writers on synthetic files: layouts, Montgomery decoding, bad input.
+
+These need no node tools; tests/test_interop_snarkjs.py runs the real snarkjs and circom.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuzk_core.curve.g1 import G1_GENERATOR, g1_fixed_base_batch
+from cuzk_core.curve.g2 import G2_GENERATOR, g2_fixed_base_batch
+from cuzk_core.domain import SNARKJS_GENERATOR, EvaluationDomain
+from cuzk_core.errors import FormatError
+from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
+from cuzk_core.field.fr import fr_root_of_unity
+from cuzk_core.groth16.keys import Proof
+from cuzk_core.groth16.qap import SNARKJS
+from cuzk_core.interop.container import Container
+from cuzk_core.interop.fields import BN128_Q, BN128_R
+from cuzk_core.interop.montgomery import FQ, FR
+from cuzk_core.interop.points import g1_from_snarkjs, g2_from_snarkjs
+from cuzk_core.interop.r1cs import read_r1cs
+from cuzk_core.interop.snarkjs_json import (
+    is_json_file,
+    proof_to_json,
+    read_proof_json,
+    write_proof_json,
+)
+from cuzk_core.interop.sparse import csr_from_triples
+from cuzk_core.interop.wtns import read_wtns
+from cuzk_core.interop.zkey import Zkey
+from cuzk_core.layout import ints_to_limbs, limbs_to_ints
+
+R_FQ = 1 << 384
+R_FR = 1 << 256
+
+
+# ------------------------------------------------------------------ writing synthetic files
+
+
+def container(magic: bytes, sections: list[tuple[int, bytes]], version: int = 1) -> bytes:
+    """A binary container as circom and snarkjs write it."""
+    out = magic + struct.pack("<II", version, len(sections))
+    for section_id, data in sections:
+        out += struct.pack("<IQ", section_id, len(data)) + data
+    return out
+
+
+def le(value: int, size: int = 32) -> bytes:
+    return value.to_bytes(size, "little")
+
+
+def wtns_bytes(values: list[int], prime: int = FR_MODULUS) -> bytes:
+    header = struct.pack("<I", 32) + le(prime) + struct.pack("<I", len(values))
+    return container(b"wtns", [(1, header), (2, b"".join(le(v) for v in values))], version=2)
+
+
+def lc(terms: list[tuple[int, int]]) -> bytes:
+    return struct.pack("<I", len(terms)) + b"".join(
+        struct.pack("<I", w) + le(v % FR_MODULUS) for w, v in terms
+    )
+
+
+def r1cs_bytes(constraints, wires, outputs, pub, prv, prime=FR_MODULUS, extra=()) -> bytes:
+    header = struct.pack("<I", 32) + le(prime)
+    header += struct.pack("<IIIIQI", wires, outputs, pub, prv, wires, len(constraints))
+    body = b"".join(lc(a) + lc(b) + lc(c) for a, b, c in constraints)
+    return container(b"r1cs", [(2, body), (1, header), *extra])
+
+
+def g1_montgomery(point) -> bytes:
+    return b"" if point is None else b"".join(le(c * R_FQ % FQ_MODULUS, 48) for c in point)
+
+
+def g2_montgomery(point) -> bytes:
+    (x0, x1), (y0, y1) = point
+    return b"".join(le(c * R_FQ % FQ_MODULUS, 48) for c in (x0, x1, y0, y1))
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+# ------------------------------------------------------------------ Montgomery arithmetic
+
+
+@pytest.mark.parametrize("field", [FQ, FR], ids=["fq", "fr"])
+def test_montgomery_reduction_matches_python_ints(field, rng: random.Random):
+    n = field.modulus
+    values = [rng.randrange(n) for _ in range(300)] + [0, 1, n - 1]
+    limbs = ints_to_limbs(values, field.limbs)
+    radix_inv = pow(field.radix, -1, n)
+    assert limbs_to_ints(field.from_montgomery(limbs)) == [v * radix_inv % n for v in values]
+    twice = [v * radix_inv * radix_inv % n for v in values]
+    assert limbs_to_ints(field.from_montgomery(limbs, times=2)) == twice
+    others = [rng.randrange(n) for _ in values]
+    a, b = field.to_digits(limbs), field.to_digits(ints_to_limbs(others, field.limbs))
+    products = limbs_to_ints(field.from_digits(field.mul(a, b)))
+    assert products == [x * y * radix_inv % n for x, y in zip(values, others, strict=True)]
+    sums = limbs_to_ints(field.from_digits(field.add(a, b)))
+    assert sums == [(x + y) % n for x, y in zip(values, others, strict=True)]
+    differences = limbs_to_ints(field.from_digits(field.sub(a, b)))
+    assert differences == [(x - y) % n for x, y in zip(values, others, strict=True)]
+
+
+def test_below_modulus_edges():
+    r = FR_MODULUS
+    mask = FR.below_modulus(ints_to_limbs([r - 1, r, r + 1, 0, 2**256 - 1]))
+    assert mask.tolist() == [True, False, False, True, False]
+
+
+# ------------------------------------------------------------------ the container
+
+
+def test_container_checks_magic_version_and_bounds(tmp_path: Path):
+    good = container(b"zkey", [(1, b"abcd"), (2, b"")])
+    parsed = Container(write(tmp_path, "ok.zkey", good), b"zkey", 1, ".zkey")
+    assert parsed.reader(1, "x").u32("y") == int.from_bytes(b"abcd", "little")
+    cases = {
+        "magic.zkey": (container(b"wtns", []), "not a .zkey file"),
+        "version.zkey": (container(b"zkey", [], version=7), "version 7 is not supported"),
+        "short.zkey": (good[:30], "truncated"),
+        "header.zkey": (good[:22], "truncated"),
+        "tail.zkey": (good + b"x", "1 unexpected bytes"),
+        "empty.zkey": (b"", "truncated"),
+    }
+    for name, (data, message) in cases.items():
+        with pytest.raises(FormatError, match=message) as info:
+            Container(write(tmp_path, name, data), b"zkey", 1, ".zkey")
+        assert str(tmp_path / name) in str(info.value)
+    with pytest.raises(FormatError, match="no such file"):
+        Container(tmp_path / "absent.zkey", b"zkey", 1, ".zkey")
+    with pytest.raises(FormatError, match="missing section 3"):
+        parsed.reader(3, "IC")
+    twice = Container(
+        write(tmp_path, "d.zkey", container(b"zkey", [(1, b""), (1, b"")])), b"zkey", 1, ""
+    )
+    with pytest.raises(FormatError, match="appears 2×"):
+        twice.reader(1, "protocol")
+
+
+# ------------------------------------------------------------------ .wtns
+
+
+def test_wtns_reads_values_and_rejects_bad_ones(tmp_path: Path):
+    values = [1, 5, FR_MODULUS - 1]
+    witness = read_wtns(write(tmp_path, "w.wtns", wtns_bytes(values)))
+    assert witness.shape == (3, 4) and limbs_to_ints(witness) == values
+    cases = {
+        "bn.wtns": (wtns_bytes(values, prime=BN128_R), "bn128 scalar field"),
+        "big.wtns": (wtns_bytes([1, FR_MODULUS]), "value 1 is not below"),
+        "one.wtns": (wtns_bytes([2, 3]), "wire 0 must hold the constant 1"),
+        "cut.wtns": (wtns_bytes(values)[:-32], "truncated"),
+    }
+    for name, (data, message) in cases.items():
+        with pytest.raises(FormatError, match=message):
+            read_wtns(write(tmp_path, name, data))
+
+
+# ------------------------------------------------------------------ .r1cs
+
+
+def test_r1cs_keeps_linear_rows_and_orders_wires(tmp_path: Path):
+    # wires: 1, out, in(pub), x(prv), t; constraints: x·x = t; linear: out = t + in (A, B empty)
+    constraints = [
+        ([(3, 1)], [(3, 1)], [(4, 1)]),
+        ([], [], [(1, 1), (4, -1), (2, -1)]),
+    ]
+    r1cs = read_r1cs(write(tmp_path, "c.r1cs", r1cs_bytes(constraints, 5, 1, 1, 1)))
+    m = r1cs.matrices
+    assert (m.num_inputs, m.num_aux, m.num_constraints) == (3, 2, 2)
+    assert list(m.a.rows()) == [[(3, 1)], []]
+    assert list(m.b.rows()) == [[(3, 1)], []]
+    assert list(m.c.rows()) == [[(4, 1)], [(1, 1), (2, FR_MODULUS - 1), (4, FR_MODULUS - 1)]]
+    z = [1, 9 + 7, 7, 3, 9]
+    assert [x * y % FR_MODULUS for x, y in zip(m.a.dot(z), m.b.dot(z), strict=True)] == m.c.dot(z)
+
+
+def test_r1cs_bad_input(tmp_path: Path):
+    one = [([(1, 1)], [(1, 1)], [(1, 1)])]
+    cases = {
+        "bn.r1cs": (r1cs_bytes(one, 2, 1, 0, 0, prime=BN128_R), "bn128 scalar field"),
+        "wire.r1cs": (r1cs_bytes([([(9, 1)], [], [])], 2, 1, 0, 0), "names wire 9"),
+        "cut.r1cs": (r1cs_bytes(one, 2, 1, 0, 0)[:-10], "truncated"),
+        "count.r1cs": (r1cs_bytes(one, 2, 3, 0, 0), "cannot hold"),
+        "gates.r1cs": (r1cs_bytes(one, 2, 1, 0, 0, extra=[(4, b"")]), "uses custom gates"),
+    }
+    for name, (data, message) in cases.items():
+        with pytest.raises(FormatError, match=message):
+            read_r1cs(write(tmp_path, name, data))
+
+
+def test_csr_adds_repeated_entries_and_drops_zeros():
+    rows = np.array([1, 0, 1, 1], dtype=np.int64)
+    cols = np.array([2, 1, 2, 0], dtype=np.int64)
+    coeffs = ints_to_limbs([5, 0, FR_MODULUS - 2, 4])
+    matrix = csr_from_triples(rows, cols, coeffs, 3, 3)
+    assert list(matrix.rows()) == [[], [(0, 4), (2, 3)], []]
+
+
+# ------------------------------------------------------------------ .zkey headers
+
+
+def zkey_header(q: int = FQ_MODULUS, r: int = FR_MODULUS) -> bytes:
+    n8q = 48 if q == FQ_MODULUS else 32
+    return struct.pack("<I", n8q) + le(q, n8q) + struct.pack("<I", 32) + le(r)
+
+
+def test_zkey_names_other_protocols_and_curves(tmp_path: Path):
+    cases = {
+        "plonk.zkey": ([(1, struct.pack("<I", 2))], "a PLONK zkey"),
+        "fflonk.zkey": ([(1, struct.pack("<I", 10))], "a FFLONK zkey"),
+        "bn.zkey": ([(1, struct.pack("<I", 1)), (2, zkey_header(BN128_Q, BN128_R))], "for bn128"),
+        "none.zkey": ([(2, b"")], "missing section 1"),
+    }
+    for name, (sections, message) in cases.items():
+        with pytest.raises(FormatError, match=message) as info:
+            Zkey(write(tmp_path, name, container(b"zkey", sections)))
+        assert "Groth16" in str(info.value) or "missing" in message
+
+
+def test_zkey_header_sizes_are_checked(tmp_path: Path):
+    sizes = struct.pack("<III", 4, 1, 6)  # domainSize 6 is not a power of two
+    sections = [(1, struct.pack("<I", 1)), (2, zkey_header() + sizes)]
+    with pytest.raises(FormatError, match="not a power of two"):
+        Zkey(write(tmp_path, "d.zkey", container(b"zkey", sections)))
+    sections = [(1, struct.pack("<I", 1)), (2, zkey_header() + struct.pack("<III", 4, 1, 8))]
+    with pytest.raises(FormatError, match=r"alpha_1 .*needs 96 bytes"):
+        Zkey(write(tmp_path, "cut.zkey", container(b"zkey", sections)))
+
+
+# ------------------------------------------------------------------ points
+
+
+def test_points_decode_from_montgomery_in_bulk(rng: random.Random):
+    scalars = [rng.randrange(1, FR_MODULUS) for _ in range(5)]
+    g1 = g1_fixed_base_batch(G1_GENERATOR, scalars)
+    raw = np.frombuffer(b"".join(g1_montgomery(p) for p in g1) + bytes(96), np.uint8)
+    batch = g1_from_snarkjs(raw.reshape(-1, 96), "test")
+    assert batch.to_points() == [*g1, None]
+    g2 = g2_fixed_base_batch(G2_GENERATOR, scalars)
+    raw = np.frombuffer(b"".join(g2_montgomery(p) for p in g2), np.uint8)
+    assert g2_from_snarkjs(raw.reshape(-1, 192), "test").to_points() == g2
+
+
+def test_points_reject_off_curve_and_out_of_range():
+    x, y = G1_GENERATOR
+    off = np.frombuffer(g1_montgomery((x, y)) + g1_montgomery((x, y + 1)), np.uint8)
+    with pytest.raises(FormatError, match="point 1 is not on the curve"):
+        g1_from_snarkjs(off.reshape(-1, 96), "here")
+    big = np.frombuffer(le(FQ_MODULUS, 48) + bytes(48), np.uint8)
+    with pytest.raises(FormatError, match="point 0 has a coordinate not below q"):
+        g1_from_snarkjs(big.reshape(-1, 96), "here")
+    (x0, x1), y2 = G2_GENERATOR
+    bad = np.frombuffer(g2_montgomery(((x1, x0), y2)), np.uint8)
+    with pytest.raises(FormatError, match="point 0 is not on the curve"):
+        g2_from_snarkjs(bad.reshape(-1, 192), "here")
+
+
+# ------------------------------------------------------------------ JSON
+
+
+def test_proof_json_round_trip_and_checks(tmp_path: Path, rng: random.Random):
+    k = rng.randrange(1, FR_MODULUS)
+    proof = Proof(
+        g1_fixed_base_batch(G1_GENERATOR, [k])[0],
+        g2_fixed_base_batch(G2_GENERATOR, [k])[0],
+        G1_GENERATOR,
+    )
+    path = tmp_path / "proof.json"
+    write_proof_json(path, proof)
+    assert read_proof_json(path) == proof and is_json_file(path)
+    document = proof_to_json(proof)
+    assert document["pi_b"][2] == ["1", "0"] and document["curve"] == "bls12381"
+    bad = {
+        "curve": ({**document, "curve": "bn128"}, "curve 'bn128'"),
+        "protocol": ({**document, "protocol": "plonk"}, "protocol 'plonk'"),
+        "coordinate": ({**document, "pi_a": ["1", "x", "1"]}, "not a decimal integer"),
+        "curve point": ({**document, "pi_c": ["1", "1", "1"]}, "pi_c is not a point"),
+        "projective": ({**document, "pi_a": [*document["pi_a"][:2], "2"]}, "not affine"),
+        "missing": ({k: v for k, v in document.items() if k != "pi_b"}, 'missing "pi_b"'),
+    }
+    for name, (content, message) in bad.items():
+        target = tmp_path / f"{name}.json"
+        target.write_text(json.dumps(content))
+        with pytest.raises(FormatError, match=message):
+            read_proof_json(target)
+    binary = tmp_path / "proof.bin"
+    binary.write_bytes(proof.to_bytes())
+    assert not is_json_file(binary)
+
+
+# ------------------------------------------------------------------ snarkjs's H
+
+
+def test_snarkjs_h_is_the_quotient_at_the_odd_points(cpu, rng: random.Random):
+    """h_i = A(x)·B(x) − C(x) at x = ω_{2m}·ω^i, where A, B, C interpolate a, b, c on the domain."""
+    domain = EvaluationDomain(2, SNARKJS_GENERATOR)
+    m, r = domain.size, FR_MODULUS
+    a = [rng.randrange(r) for _ in range(m)]
+    b = [rng.randrange(r) for _ in range(m)]
+    c = [x * y % r for x, y in zip(a, b, strict=True)]
+    h = limbs_to_ints(SNARKJS.compute(cpu, *(ints_to_limbs(v) for v in (a, b, c)), domain))
+    points = [pow(domain.omega, j, r) for j in range(m)]
+
+    def interpolate(values, x):
+        total = 0
+        for j, xj in enumerate(points):
+            term = values[j]
+            for k, xk in enumerate(points):
+                if k != j:
+                    term = term * (x - xk) * pow(xj - xk, -1, r) % r
+            total += term
+        return total % r
+
+    shift = fr_root_of_unity(domain.log_size + 1, SNARKJS_GENERATOR)
+    odd = [shift * p % r for p in points]
+    expected = [(interpolate(a, x) * interpolate(b, x) - interpolate(c, x)) % r for x in odd]
+    assert h == expected and SNARKJS.h_points(domain) == m
