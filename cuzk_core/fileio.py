@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Any
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | Path, mode: str = "wb") -> Iterator[Any]:
     """Open a temp file for writing; it replaces ``path`` only if the block succeeds."""
@@ -18,6 +24,7 @@ def atomic_output(path: str | Path, mode: str = "wb") -> Iterator[Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_current_umask())  # mkstemp makes 0600; outputs are ordinary files
         with os.fdopen(fd, mode) as f:
             yield f
         os.replace(tmp, path)
