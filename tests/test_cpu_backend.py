@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import random_g1, random_g2, random_scalars
 from py_ecc.fields import optimized_bls12_381_FQ as FQ
 from py_ecc.optimized_bls12_381 import Z1, add, multiply, normalize
+from randomdata import random_g1, random_g2, random_scalars
 
 from cuzk_backend_cpu.msm import auto_window_bits, scalar_digits, window_count
 from cuzk_core.curve.g1 import g1_add, g1_from_affine, g1_mul, g1_to_affine

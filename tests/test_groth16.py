@@ -117,7 +117,7 @@ def test_truncated_params_name_the_section(tmp_path: Path, cube_key):
 
 
 def test_bulk_encoding_matches_per_point_encoding(rng):
-    from conftest import random_g1, random_g2
+    from randomdata import random_g1, random_g2
 
     from cuzk_core.curve import serialize
 
@@ -132,7 +132,7 @@ def test_bulk_encoding_matches_per_point_encoding(rng):
 
 
 def test_bulk_decoding_rejects_off_curve_and_bad_flags(rng):
-    from conftest import random_g1
+    from randomdata import random_g1
 
     good = bytearray(bulk.g1_batch_to_uncompressed(G1Affines.from_points(random_g1(rng, 2))))
     off_curve = bytearray(good)

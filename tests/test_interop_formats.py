@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cuzk_core.cli import main
 from cuzk_core.curve.g1 import G1_GENERATOR, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2_GENERATOR, g2_fixed_base_batch
 from cuzk_core.domain import SNARKJS_GENERATOR, EvaluationDomain
@@ -325,3 +326,21 @@ def test_snarkjs_h_is_the_quotient_at_the_odd_points(cpu, rng: random.Random):
     odd = [shift * p % r for p in points]
     expected = [(interpolate(a, x) * interpolate(b, x) - interpolate(c, x)) % r for x in odd]
     assert h == expected and SNARKJS.h_points(domain) == m
+
+
+# ------------------------------------------------------------------ command-line usage
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--wtns", "w.wtns"], "--wtns needs --zkey, or --r1cs with --params"),
+        (["--zkey", "k.zkey"], "--zkey and --r1cs need --wtns"),
+        (["--zkey", "k.zkey", "--wtns", "w", "--params", "p"], "leave out --params"),
+        (["--r1cs", "c.r1cs", "--wtns", "w.wtns"], "--r1cs with --params"),
+    ],
+)
+def test_prove_option_combinations(args, message, capsys):
+    assert main(["-q", "prove", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cuzk: error: ") and message in err and err.count("\n") == 1

@@ -120,9 +120,11 @@ def prove(args: argparse.Namespace) -> int:
     if args.wtns is None:
         raise CuzkError("--zkey and --r1cs need --wtns (the witness from `snarkjs wtns calculate`)")
     if args.zkey is not None:
+        if args.params is not None:
+            raise CuzkError("--zkey is a proving key already: leave out --params")
         return _prove_zkey(args)
-    if args.params is None:
-        raise CuzkError("--r1cs needs --params (a folder from `cuzk setup --r1cs`) or --zkey")
+    if args.r1cs is None or args.params is None:
+        raise CuzkError("--wtns needs --zkey, or --r1cs with --params (from `cuzk setup --r1cs`)")
     return _prove_params(args)
 
 

@@ -1,0 +1,347 @@
+"""Pippenger MSM on the GPU for G1 and G2: the host side of msm/pippenger.cuh.
+
+Scalars go up as canonical words; their digits are counting-sorted by (window, bucket); bucket
+sums come from a segmented sum (msm_sum_*), window sums from chunked running sums grouped by bit
+(see the kernel file's header). The last few hundred doublings that combine the windows run
+here in Python ints: that is faster than one GPU thread doing them in sequence. With
+``split_01`` the scalars equal to 1 skip Pippenger and are summed by the same segmented sum
+(the batch addition of supraseal-c2's split MSM); zeros contribute no digits at all.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from cuzk_core.curve.g1 import G1_INFINITY, g1_add, g1_double
+from cuzk_core.curve.g2 import G2_INFINITY, g2_add, g2_double
+from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
+from cuzk_core.field.tower import fq2_mul, fq2_sqr
+from cuzk_core.layout import limbs_to_ints
+from cuzk_core.timing import Timer
+
+from . import device
+
+SCALAR_BITS = FR_MODULUS.bit_length()
+MODULE = "msm/msm.cu"
+MAX_ENTRIES = 1 << 31
+"""Digit entries per pass are 32-bit offsets (with a sign bit in the entry): chunk above this."""
+LEVEL0_THREADS = 1 << 18
+"""Segments the first bucket-summing pass aims for (segment length follows)."""
+CHUNK_THREADS = 1 << 15
+"""Threads the chunked running sums aim for (chunk length follows)."""
+MIN_SEGMENT = 32
+
+
+class Group(NamedTuple):
+    """What differs between G1 and G2 on the host side."""
+
+    name: str
+    fq_per_coord: int
+    infinity: Any
+    add: Callable[[Any, Any], Any]
+    double: Callable[[Any], Any]
+    mul: Callable[[Any, Any], Any]
+    sqr: Callable[[Any], Any]
+    is_zero: Callable[[Any], bool]
+
+    @property
+    def affine_words(self) -> int:
+        """32-bit words per affine point."""
+        return 2 * 12 * self.fq_per_coord
+
+    @property
+    def xyzz_words(self) -> int:
+        """32-bit words per XYZZ point."""
+        return 4 * 12 * self.fq_per_coord
+
+
+_Q = FQ_MODULUS
+G1 = Group(
+    "g1",
+    1,
+    G1_INFINITY,
+    g1_add,
+    g1_double,
+    lambda a, b: a * b % _Q,
+    lambda a: a * a % _Q,
+    lambda a: a == 0,
+)
+G2 = Group(
+    "g2",
+    2,
+    G2_INFINITY,
+    g2_add,
+    g2_double,
+    fq2_mul,
+    fq2_sqr,
+    lambda a: a == (0, 0),
+)
+GROUPS = {"g1": G1, "g2": G2}
+
+
+def window_count(c: int, signed: bool) -> int:
+    """Windows covering a scalar below r (one more bit for the carry of signed digits)."""
+    return -(-(SCALAR_BITS + (1 if signed else 0)) // c)
+
+
+def bucket_count(c: int, signed: bool) -> int:
+    """Buckets per window: digit magnitudes 1 … 2^(c−1) signed, 1 … 2^c − 1 unsigned."""
+    return (1 << (c - 1)) if signed else (1 << c) - 1
+
+
+def auto_window_bits(n: int, signed: bool) -> int:
+    """The window minimizing mixed additions plus bucket reduction (≈3 general additions each)."""
+
+    def cost(c: int) -> float:
+        return window_count(c, signed) * (n + 3 * bucket_count(c, signed))
+
+    return min(range(4, 21), key=cost)
+
+
+def _kernel(name: str) -> Any:
+    return device.kernel(MODULE, name)
+
+
+def _u32(value: int) -> np.uint32:
+    return np.uint32(value)
+
+
+def _segmented_sum(
+    group: Group,
+    affine: Any,
+    points: Any,
+    index: Any,
+    group_offsets: Any,
+    groups: int,
+    max_count: int,
+    seg_len: int,
+) -> Any:
+    """Σ per group, groups given as CSR offsets over entries; one XYZZ point per group.
+
+    Level 0 sums affine ``points`` picked by entry ``index`` (sign in bit 31) when ``affine``,
+    else XYZZ ``points`` picked by ``index`` (or in order when it is None); later levels sum the
+    partials of groups that needed more than one segment.
+    """
+    cupy = device.cupy_module()
+    out = cupy.empty((groups, group.xyzz_words), dtype=np.uint32)
+    if max_count == 0:
+        out[...] = 0
+        return out
+    while True:
+        counts = group_offsets[1:] - group_offsets[:-1]
+        seg_offsets = cupy.zeros(groups + 1, dtype=np.uint32)
+        cupy.cumsum((counts + (seg_len - 1)) // seg_len, dtype=np.uint32, out=seg_offsets[1:])
+        segments = int(seg_offsets[-1])
+        partials = cupy.empty((segments, group.xyzz_words), dtype=np.uint32)
+        name = f"msm_sum_affine_{group.name}" if affine else f"msm_sum_xyzz_{group.name}"
+        args = (
+            points,
+            index if index is not None else device.NULL,
+            group_offsets,
+            seg_offsets,
+            _u32(groups),
+            _u32(seg_len),
+            partials,
+        )
+        device.launch(_kernel(name), segments, args, block=128)
+        max_count = -(-max_count // seg_len)
+        if max_count <= 1:
+            gather = _kernel(f"msm_gather_{group.name}")
+            device.launch(gather, groups, (partials, seg_offsets, _u32(groups), out))
+            return out
+        affine, points, index, group_offsets = False, partials, None, seg_offsets
+        seg_len = MIN_SEGMENT
+
+
+@functools.cache
+def _chunk_groups(windows: int, chunks: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR groups over [T | R] (each windows×chunks): per window ΣT_k, then per bit t Σ R_k."""
+    ks = np.arange(chunks, dtype=np.int64)
+    members = [ks] + [ks[(ks >> t) & 1 == 1] + windows * chunks for t in range(bits)]
+    index = np.concatenate([m + w * chunks for w in range(windows) for m in members])
+    sizes = np.array([len(m) for m in members] * windows, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    return index.astype(np.uint32), offsets.astype(np.uint32)
+
+
+def _window_sums(group: Group, buckets: Any, windows: int, per_window: int) -> Any:
+    """Σ_b b·bucket_b for every window, canonical XYZZ on the device (windows rows)."""
+    cupy = device.cupy_module()
+    m = 1 << max(0, math.ceil(math.log2(max(1, windows * per_window / CHUNK_THREADS))))
+    m = min(m, 1 << max(0, (per_window - 1).bit_length()))
+    chunks = -(-per_window // m)
+    sums = cupy.empty((2 * windows * chunks, group.xyzz_words), dtype=np.uint32)
+    device.launch(
+        _kernel(f"msm_chunk_sums_{group.name}"),
+        windows * chunks,
+        (buckets, _u32(windows), _u32(per_window), _u32(m), _u32(chunks), sums),
+        block=128,
+    )
+    bits = (chunks - 1).bit_length()
+    index, offsets = _chunk_groups(windows, chunks, bits)
+    grouped = _segmented_sum(
+        group,
+        False,
+        sums,
+        cupy.asarray(index),
+        cupy.asarray(offsets),
+        windows * (1 + bits),
+        chunks,
+        MIN_SEGMENT,
+    )
+    out = cupy.empty((windows, group.xyzz_words), dtype=np.uint32)
+    device.launch(
+        _kernel(f"msm_window_sums_{group.name}"),
+        windows,
+        (grouped, _u32(windows), _u32(bits), _u32(m.bit_length() - 1), out),
+        block=32,
+    )
+    return out
+
+
+def _xyzz_to_jacobian(group: Group, words: np.ndarray) -> Any:
+    """A canonical XYZZ point (words) as a Jacobian point of cuzk_core's curve code."""
+    ints = limbs_to_ints(np.ascontiguousarray(words).view(np.uint64).reshape(-1, 6))
+    if group.fq_per_coord == 2:
+        ints = [tuple(ints[i : i + 2]) for i in range(0, 8, 2)]
+    x, y, zz, zzz = ints
+    if group.is_zero(zz):
+        return group.infinity
+    mul, sqr = group.mul, group.sqr
+    # x = X/ZZ, y = Y/ZZZ; with Z = ZZ·ZZZ: X_J = X·ZZ·ZZZ², Y_J = Y·ZZ³·ZZZ².
+    zzz2 = sqr(zzz)
+    return (mul(mul(x, zz), zzz2), mul(mul(y, mul(sqr(zz), zz)), zzz2), mul(zz, zzz))
+
+
+def _combine_windows(group: Group, window_points: np.ndarray, c: int) -> Any:
+    """Σ_w 2^(c·w)·S_w by Horner's rule over canonical XYZZ window sums."""
+    acc = group.infinity
+    for words in window_points[::-1]:
+        for _ in range(c):
+            acc = group.double(acc)
+        acc = group.add(acc, _xyzz_to_jacobian(group, words))
+    return acc
+
+
+def _bucket_workspace(group: Group, n: int, c: int, signed: bool) -> int:
+    """Device bytes one Pippenger pass over n scalars needs beyond bases and scalars."""
+    windows, per_window = window_count(c, signed), bucket_count(c, signed)
+    groups = windows * per_window
+    entries = n * windows
+    xyzz = 4 * group.xyzz_words
+    partial_bound = entries // max(MIN_SEGMENT, entries // LEVEL0_THREADS) + groups
+    return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + (64 << 20)
+
+
+def pippenger(
+    group: Group, bases: Any, scalars: Any, skip: Any, c: int, signed: bool
+) -> np.ndarray | None:
+    """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
+    digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32."""
+    cupy = device.cupy_module()
+    n = scalars.shape[0]
+    windows, per_window = window_count(c, signed), bucket_count(c, signed)
+    groups = windows * per_window
+    digit_args = (scalars, skip if skip is not None else device.NULL, _u32(n), _u32(c))
+    digit_args += (_u32(windows), _u32(per_window), np.int32(signed))
+    counts = cupy.zeros(groups, dtype=np.uint32)
+    device.launch(_kernel("msm_bucket_counts"), n, (*digit_args, counts))
+    offsets = cupy.zeros(groups + 1, dtype=np.uint32)
+    cupy.cumsum(counts, dtype=np.uint32, out=offsets[1:])
+    total, max_count = (int(v) for v in cupy.stack([offsets[-1], counts.max()]).get())
+    if total == 0:
+        return None
+    cursor = offsets[:-1].copy()
+    entries = cupy.empty(total, dtype=np.uint32)
+    device.launch(_kernel("msm_scatter"), n, (*digit_args, cursor, entries))
+    del cursor, counts
+    seg_len = max(MIN_SEGMENT, -(-total // LEVEL0_THREADS))
+    buckets = _segmented_sum(group, True, bases, entries, offsets, groups, max_count, seg_len)
+    del entries, offsets
+    return _window_sums(group, buckets, windows, per_window).get()
+
+
+def batch_sum(group: Group, bases: Any, indices: Any) -> Any:
+    """Σ bases[indices] (the scalars equal to 1) as a Jacobian point."""
+    cupy = device.cupy_module()
+    count = int(indices.shape[0])
+    if count == 0:
+        return group.infinity
+    offsets = cupy.asarray(np.array([0, count], dtype=np.uint32))
+    seg_len = max(MIN_SEGMENT, -(-count // (1 << 16)))
+    total = _segmented_sum(group, True, bases, indices, offsets, 1, count, seg_len)
+    out = cupy.empty((1, group.xyzz_words), dtype=np.uint32)
+    device.launch(
+        _kernel(f"msm_window_sums_{group.name}"), 1, (total, _u32(1), _u32(0), _u32(0), out)
+    )
+    return _xyzz_to_jacobian(group, out.get()[0])
+
+
+def _plan_chunk(group: Group, n: int, c: int, signed: bool, streamed: bool) -> int:
+    """Scalars per Pippenger pass: all of them unless entries or device memory say otherwise."""
+    chunk = max(1, min(n, MAX_ENTRIES // window_count(c, signed)))
+    budget = device.free_bytes()
+    base_bytes = 4 * group.affine_words if streamed else 0
+
+    def need(k: int) -> int:
+        return _bucket_workspace(group, k, c, signed) + k * (32 + base_bytes)
+
+    while chunk > 1 and need(chunk) > budget:
+        chunk = -(-chunk // 2)
+    device.ensure_fits(need(chunk), f"an MSM in {group.name.upper()} ({n} points)")
+    return chunk
+
+
+BaseSlicer = Callable[[int, int], tuple[Any, Any]]
+"""``(start, stop) -> (affine Montgomery words, infinity mask or None)`` on the device."""
+
+
+def msm(
+    group: Group,
+    bases: BaseSlicer,
+    streamed: bool,
+    scalars: Any,
+    window_bits: int | None,
+    signed: bool,
+    split_01: bool,
+    timer: Timer,
+) -> Any:
+    """Σ scalarᵢ·baseᵢ as a Jacobian point; ``scalars`` are (n, 8) uint32 on the device.
+
+    ``bases`` gives device slices of the bases; ``streamed`` says each slice is an upload, so
+    its memory counts when the passes are sized.
+    """
+    cupy = device.cupy_module()
+    n = scalars.shape[0]
+    if n == 0:
+        return group.infinity
+    c = window_bits or auto_window_bits(n, signed)
+    chunk = _plan_chunk(group, n, c, signed, streamed)
+    total = group.infinity
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        coords, skip = bases(start, stop)
+        piece = scalars[start:stop]
+        if split_01:
+            with timer.span("prep_msm", n=stop - start):
+                wide = piece.view(np.uint64)
+                ones = (wide[:, 0] == 1) & ~wide[:, 1:].any(axis=1)
+                if skip is not None:
+                    ones &= skip == 0
+                one_indices = cupy.flatnonzero(ones).astype(np.uint32)
+                skip = (ones if skip is None else (ones | (skip != 0))).view(np.uint8)
+            with timer.span("batch_add", n=int(one_indices.shape[0])):
+                total = group.add(total, batch_sum(group, coords, one_indices))
+            with timer.span("tail_msm", window_bits=c):
+                window_points = pippenger(group, coords, piece, skip, c, signed)
+        else:
+            with timer.span("pippenger", window_bits=c, n=stop - start):
+                window_points = pippenger(group, coords, piece, skip, c, signed)
+        if window_points is not None:
+            total = group.add(total, _combine_windows(group, window_points, c))
+    return total

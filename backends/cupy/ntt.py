@@ -1,0 +1,148 @@
+"""Fr NTTs on the GPU, natural order in and out: the host side of ntt/ntt.cu.
+
+A transform is three steps: a bit-reversing gather that also enters Montgomery form (and applies
+a coset's powers of the shift), DIT butterflies in passes of up to 2^NTT_SHARED_LOG elements
+through shared memory, and a scaling pass that leaves Montgomery form (times 1/n, and the
+inverse shift's powers, for inverse transforms). Twiddles (ω^k, k < n/2) and the small tables
+of geometric sequences are built once per (ω, size) and kept on the device.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.layout import ints_to_limbs
+
+from . import device
+
+MODULE = "ntt/ntt.cu"
+SHARED_LOG = 10
+"""log2 of the elements one block transforms in shared memory (NTT_SHARED_LOG in the kernel)."""
+RUN_LOG = 3
+"""log2 of the consecutive elements a later pass reads per run (coalescing)."""
+_R = FR_MODULUS
+_MONT = (1 << 256) % _R
+TO_MONT, FROM_MONT, CONSTANT, GEOMETRIC = 0, 1, 2, 3
+
+
+def _geometric_halves(
+    base: int, log_count: int, hi_factor: int, hi_mont: int, lo_mont: int
+) -> tuple[Any, Any, int]:
+    """Device tables with hi[h]·lo[l] (Montgomery product) = hi_factor·base^(h·2^b + l)·R^e.
+
+    ``hi`` holds ``hi_factor·base^(h·2^b)·R^hi_mont``, ``lo`` holds ``base^l·R^lo_mont``, so
+    the product carries ``R^(hi_mont + lo_mont − 1)``. Returns (hi, lo, b).
+    """
+    cupy = device.cupy_module()
+    lo_bits = (log_count + 1) // 2
+    hi_count = 1 << (log_count - lo_bits)
+    lo_scale, hi_scale = pow(_MONT, lo_mont, _R), hi_factor * pow(_MONT, hi_mont, _R) % _R
+    lo, value = [], lo_scale
+    for _ in range(1 << lo_bits):
+        lo.append(value)
+        value = value * base % _R
+    step = pow(base, 1 << lo_bits, _R)
+    hi, value = [], hi_scale
+    for _ in range(hi_count):
+        hi.append(value)
+        value = value * step % _R
+    return cupy.asarray(ints_to_limbs(hi)), cupy.asarray(ints_to_limbs(lo)), lo_bits
+
+
+@functools.lru_cache(maxsize=4)
+def twiddles(omega: int, log_n: int) -> Any:
+    """ω^k·R for k < n/2, on the device."""
+    cupy = device.cupy_module()
+    count = 1 << (log_n - 1)
+    hi, lo, lo_bits = _geometric_halves(omega, log_n - 1, 1, 1, 1)
+    table = cupy.empty((count, 4), dtype=np.uint64)
+    device.launch(
+        device.kernel(MODULE, "ntt_fill_table"),
+        count,
+        (hi, lo, np.uint32(lo_bits), table, np.uint64(count)),
+    )
+    return table
+
+
+@functools.lru_cache(maxsize=4)
+def coset_entry(shift: int, log_n: int) -> tuple[Any, Any, int]:
+    """Tables for the gather: factor(i) = shift^i·R², so x·factor·R^-1 = Montgomery(x·shift^i)."""
+    return _geometric_halves(shift, log_n, 1, 1, 2)
+
+
+@functools.lru_cache(maxsize=4)
+def coset_exit(shift_inv: int, log_n: int) -> tuple[Any, Any, int]:
+    """Tables for the exit: factor(i) = shift^-i/n canonical, leaving Montgomery form."""
+    return _geometric_halves(shift_inv, log_n, pow(1 << log_n, -1, _R), 1, 0)
+
+
+def passes(log_n: int) -> list[tuple[int, int, int]]:
+    """(first stage, stages, run bits) of each butterfly pass."""
+    plan = []
+    stage = 0
+    while stage < log_n:
+        run = min(stage, RUN_LOG)
+        count = min(SHARED_LOG - run, log_n - stage)
+        plan.append((stage, count, run))
+        stage += count
+    return plan
+
+
+def transform(
+    values: Any, log_n: int, omega: int, entry: tuple[int, tuple | None], exit_: tuple[int, Any]
+) -> Any:
+    """The NTT of device ``values`` ((n, 4) uint64 canonical) into a new device array.
+
+    ``entry`` is (mode, tables or None) for the gather, ``exit_`` (mode, tables) for the last
+    scaling pass; see ScaleMode in the kernel.
+    """
+    cupy = device.cupy_module()
+    n = 1 << log_n
+    out = cupy.empty((n, 4), dtype=np.uint64)
+    entry_mode, entry_tables = entry
+    hi, lo, lo_bits = entry_tables if entry_tables is not None else (values, values, 0)
+    device.launch(
+        device.kernel(MODULE, "ntt_bitrev_scale"),
+        n,
+        (values, out, np.uint32(log_n), np.int32(entry_mode), hi, lo, np.uint32(lo_bits)),
+    )
+    table = twiddles(omega, log_n)
+    stages = device.kernel(MODULE, "ntt_stages")
+    for first, count, run in passes(log_n):
+        size = 1 << (count + run)
+        block = min(size // 2, 512)
+        stages(
+            (n // size,),
+            (block,),
+            (out, table, np.uint32(log_n), np.uint32(first), np.uint32(count), np.uint32(run)),
+            shared_mem=32 * size,
+        )
+    exit_mode, exit_tables = exit_
+    hi, lo, lo_bits = exit_tables if exit_tables is not None else (out, out, 0)
+    device.launch(
+        device.kernel(MODULE, "ntt_scale"),
+        n,
+        (out, np.uint64(n), np.int32(exit_mode), hi, lo, np.uint32(lo_bits)),
+    )
+    return out
+
+
+def forward(values: Any, log_n: int, omega: int, shift: int | None = None) -> Any:
+    """Evaluations at shift·ω^i (shift None: plain NTT), natural order."""
+    entry = (TO_MONT, None) if shift is None else (GEOMETRIC, coset_entry(shift % _R, log_n))
+    return transform(values, log_n, omega, entry, (FROM_MONT, None))
+
+
+def inverse(values: Any, log_n: int, omega: int, shift: int | None = None) -> Any:
+    """Coefficients from evaluations at shift·ω^i (shift None: plain inverse NTT)."""
+    omega_inv = pow(omega, -1, _R)
+    if shift is None:
+        n_inv = device.cupy_module().asarray(ints_to_limbs([pow(1 << log_n, -1, _R)]))
+        exit_ = (CONSTANT, (n_inv, n_inv, 0))
+    else:
+        exit_ = (GEOMETRIC, coset_exit(pow(shift, -1, _R), log_n))
+    return transform(values, log_n, omega_inv, (TO_MONT, None), exit_)

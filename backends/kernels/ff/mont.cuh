@@ -1,0 +1,145 @@
+// Montgomery arithmetic modulo an odd prime p of N 32-bit limbs (little-endian), R = 2^(32N).
+//
+// Why 32-bit limbs: the GPU's integer multiplier is 32×32 bits (IMAD); a 64-bit multiply is
+// emulated with several of them, and PTX's carry chains (add.cc/madc) exist only for 32-bit
+// words. With 32-bit limbs every partial product is one mad.lo or mad.hi in a carry chain.
+// Both BLS12-381 primes leave the top bit of their last limb free (p < 2^(32N-1)), so CIOS
+// needs only N+1 accumulator words and values stay below 2p until one final subtraction.
+#pragma once
+
+#include "../common.cuh"
+
+// Params supplies: N; m0 = -p^-1 mod 2^32; and p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs.
+template <class Params>
+struct mont_t {
+    static constexpr int N = Params::N;
+    uint32_t v[N];
+
+    CUZK_HD static mont_t zero() {
+        mont_t r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = 0;
+        return r;
+    }
+
+    // 1 in Montgomery form (R mod p).
+    CUZK_HD static mont_t one() {
+        mont_t r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = Params::one(i);
+        return r;
+    }
+
+    // R^2 mod p: multiplying a canonical value by it gives the value's Montgomery form.
+    CUZK_HD static mont_t r2() {
+        mont_t r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = Params::r2(i);
+        return r;
+    }
+
+    // The canonical integer 1 (not Montgomery): multiplying by it leaves Montgomery form.
+    CUZK_HD static mont_t canonical_one() {
+        mont_t r = zero();
+        r.v[0] = 1;
+        return r;
+    }
+
+    CUZK_HD bool is_zero() const {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= v[i];
+        return acc == 0;
+    }
+
+    CUZK_HD bool operator==(const mont_t& o) const {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= v[i] ^ o.v[i];
+        return acc == 0;
+    }
+
+    // t (< 2p) reduced into [0, p) by one conditional subtraction.
+    CUZK_HD static void final_sub(uint32_t* t) {
+        uint32_t s[N];
+        s[0] = sub_cc(t[0], Params::p(0));
+#pragma unroll
+        for (int i = 1; i < N; i++) s[i] = subc_cc(t[i], Params::p(i));
+        const uint32_t keep = subc(0, 0);  // all ones when t < p
+#pragma unroll
+        for (int i = 0; i < N; i++) t[i] = (t[i] & keep) | (s[i] & ~keep);
+    }
+
+    CUZK_HD friend mont_t operator+(const mont_t& a, const mont_t& b) {
+        mont_t r;
+        r.v[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
+        final_sub(r.v);
+        return r;
+    }
+
+    CUZK_HD friend mont_t operator-(const mont_t& a, const mont_t& b) {
+        mont_t r;
+        r.v[0] = sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++) r.v[i] = subc_cc(a.v[i], b.v[i]);
+        const uint32_t borrow = subc(0, 0);
+        r.v[0] = add_cc(r.v[0], Params::p(0) & borrow);
+#pragma unroll
+        for (int i = 1; i < N; i++) r.v[i] = addc_cc(r.v[i], Params::p(i) & borrow);
+        return r;
+    }
+
+    CUZK_HD mont_t operator-() const { return zero() - *this; }
+
+    CUZK_HD mont_t dbl() const { return *this + *this; }
+
+    // Montgomery product a·b·R^-1 mod p (CIOS: interleaved multiply and reduce, per limb of b).
+    CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) {
+        uint32_t t[N + 1];
+#pragma unroll
+        for (int j = 0; j <= N; j++) t[j] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const uint32_t bi = b.v[i];
+            t[0] = mad_lo_cc(a.v[0], bi, t[0]);
+#pragma unroll
+            for (int j = 1; j < N; j++) t[j] = madc_lo_cc(a.v[j], bi, t[j]);
+            t[N] = addc(t[N], 0);
+            t[1] = mad_hi_cc(a.v[0], bi, t[1]);
+#pragma unroll
+            for (int j = 1; j < N - 1; j++) t[j + 1] = madc_hi_cc(a.v[j], bi, t[j + 1]);
+            t[N] = madc_hi(a.v[N - 1], bi, t[N]);
+
+            const uint32_t m = t[0] * Params::m0;
+            t[0] = mad_lo_cc(m, Params::p(0), t[0]);
+#pragma unroll
+            for (int j = 1; j < N; j++) t[j] = madc_lo_cc(m, Params::p(j), t[j]);
+            t[N] = addc(t[N], 0);
+            t[1] = mad_hi_cc(m, Params::p(0), t[1]);
+#pragma unroll
+            for (int j = 1; j < N - 1; j++) t[j + 1] = madc_hi_cc(m, Params::p(j), t[j + 1]);
+            t[N] = madc_hi(m, Params::p(N - 1), t[N]);
+
+#pragma unroll
+            for (int j = 0; j < N; j++) t[j] = t[j + 1];
+            t[N] = 0;
+        }
+        final_sub(t);
+        mont_t r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = t[i];
+        return r;
+    }
+
+    CUZK_HD mont_t sqr() const { return *this * *this; }
+
+    // The same product as a called (not inlined) function: extension fields use it to keep
+    // their point formulas from growing into tens of thousands of inlined instructions.
+    CUZK_HD_NOINLINE static mont_t mul_call(const mont_t& a, const mont_t& b) { return a * b; }
+
+    CUZK_HD mont_t to_mont() const { return *this * r2(); }
+
+    CUZK_HD mont_t from_mont() const { return *this * canonical_one(); }
+};

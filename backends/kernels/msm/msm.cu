@@ -1,0 +1,65 @@
+// MSM kernels for G1 (over Fq) and G2 (over Fq2), instantiated from msm/pippenger.cuh, plus
+// the curve-independent digit kernels and the conversion of uploaded bases to Montgomery form.
+#include "../ff/bls12_381.cuh"
+#include "../ff/fp2.cuh"
+#include "pippenger.cuh"
+
+typedef fp2_t<fq_t> fq2_t;
+
+// words[i] (an Fq element per 12 words) <- Montgomery form, for n elements, in place.
+extern "C" __global__ void fq_to_mont(fq_t* words, uint64_t n) {
+    const uint64_t i = global_thread();
+    if (i < n) store_vec(words + i, load_vec(words + i).to_mont());
+}
+
+// counts[w·buckets + |d| − 1] += 1 for every nonzero digit d of every scalar not skipped.
+extern "C" __global__ void msm_bucket_counts(const uint32_t* scalars, const uint8_t* skip,
+                                             uint32_t n, uint32_t c, uint32_t windows,
+                                             uint32_t buckets, int is_signed, uint32_t* counts) {
+    const uint32_t i = (uint32_t)global_thread();
+    if (i >= n || (skip != nullptr && skip[i])) return;
+    for_each_digit(scalars, i, c, windows, is_signed != 0, [&](uint32_t w, uint32_t mag, bool) {
+        atomicAdd(counts + (uint64_t)w * buckets + mag - 1, 1u);
+    });
+}
+
+// entries[cursor[bucket]++] = i | sign for every nonzero digit: the counting sort's scatter.
+extern "C" __global__ void msm_scatter(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
+                                       uint32_t c, uint32_t windows, uint32_t buckets,
+                                       int is_signed, uint32_t* cursor, uint32_t* entries) {
+    const uint32_t i = (uint32_t)global_thread();
+    if (i >= n || (skip != nullptr && skip[i])) return;
+    for_each_digit(scalars, i, c, windows, is_signed != 0, [&](uint32_t w, uint32_t mag, bool neg) {
+        const uint32_t pos = atomicAdd(cursor + (uint64_t)w * buckets + mag - 1, 1u);
+        entries[pos] = i | (neg ? MSM_SIGN_BIT : 0u);
+    });
+}
+
+#define CUZK_MSM_KERNELS(G, F)                                                                  \
+    extern "C" __global__ void msm_sum_affine_##G(                                              \
+        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
+        const uint32_t* seg_offsets, uint32_t groups, uint32_t seg_len, xyzz_t<F>* out) {       \
+        sum_affine<F>(bases, entries, group_offsets, seg_offsets, groups, seg_len, out);        \
+    }                                                                                           \
+    extern "C" __global__ void msm_sum_xyzz_##G(                                                \
+        const xyzz_t<F>* points, const uint32_t* index, const uint32_t* group_offsets,         \
+        const uint32_t* seg_offsets, uint32_t groups, uint32_t seg_len, xyzz_t<F>* out) {       \
+        sum_xyzz<F>(points, index, group_offsets, seg_offsets, groups, seg_len, out);           \
+    }                                                                                           \
+    extern "C" __global__ void msm_gather_##G(const xyzz_t<F>* partials,                        \
+                                              const uint32_t* seg_offsets, uint32_t groups,     \
+                                              xyzz_t<F>* out) {                                 \
+        gather_groups<F>(partials, seg_offsets, groups, out);                                   \
+    }                                                                                           \
+    extern "C" __global__ void msm_chunk_sums_##G(const xyzz_t<F>* buckets, uint32_t windows,   \
+                                                  uint32_t buckets_per_window, uint32_t m,      \
+                                                  uint32_t chunks, xyzz_t<F>* out) {            \
+        chunk_sums<F>(buckets, windows, buckets_per_window, m, chunks, out);                    \
+    }                                                                                           \
+    extern "C" __global__ void msm_window_sums_##G(const xyzz_t<F>* groups, uint32_t windows,   \
+                                                   uint32_t bits, uint32_t mu, xyzz_t<F>* out) { \
+        window_sums<F>(groups, windows, bits, mu, out);                                         \
+    }
+
+CUZK_MSM_KERNELS(g1, fq_t)
+CUZK_MSM_KERNELS(g2, fq2_t)

@@ -1,0 +1,166 @@
+// Pippenger's bucket method on the GPU, as device templates over the coordinate field F
+// (Fq for G1, Fq2 for G2). The host (backends/cupy/msm.py) sequences the steps:
+//
+//   1. bucket_counts / scatter: the signed (or unsigned) base-2^c digits of every scalar, and a
+//      counting sort of (window, bucket) ← point index, sign in bit 31;
+//   2. sum_affine / sum_xyzz: a segmented sum of point groups (a bucket's points, or partial
+//      sums), each group cut into segments of at most seg_len entries so that one crowded
+//      bucket (all scalars equal, say) spreads over many threads; repeated until one partial
+//      per group is left, then gather;
+//   3. chunk_sums: Σ_j (j+1)·bucket_j per window, cut into chunks of m buckets: a running sum
+//      gives T_k = Σ_i (i+1)·S_{km+i} and R_k = Σ_i S_{km+i}, and the window sum is
+//      Σ_k T_k + m·Σ_k k·R_k; the host groups T_k and the R_k by bit of k (step 2 again);
+//   4. window_sums: Σ_t 2^t·U_t per window by doubling, then out of Montgomery form; the host
+//      combines the windows (a few hundred doublings, cheaper on the CPU than on one thread).
+#pragma once
+
+#include "../common_mem.cuh"
+#include "../ec/xyzz.cuh"
+
+#define MSM_SIGN_BIT 0x80000000u
+
+// The c-bit field of a little-endian 8-word scalar starting at `bit` (zero past bit 255).
+__device__ __forceinline__ uint32_t scalar_window(const uint32_t k[8], uint32_t bit, uint32_t c) {
+    const uint32_t word = bit >> 5;
+    uint32_t lo = 0, hi = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < 8; j++) {
+        lo = j == word ? k[j] : lo;
+        hi = j == word + 1 ? k[j] : hi;
+    }
+    const uint64_t both = ((uint64_t)hi << 32) | lo;
+    return (uint32_t)(both >> (bit & 31)) & ((1u << c) - 1);
+}
+
+// Call visit(window, magnitude, negative) for every nonzero digit of scalar i. Signed digits
+// lie in (−2^(c−1), 2^(c−1)]: a digit above 2^(c−1) becomes digit − 2^c with a carry onward.
+template <class Visit>
+__device__ __forceinline__ void for_each_digit(const uint32_t* scalars, uint64_t i, uint32_t c,
+                                               uint32_t windows, bool is_signed, Visit visit) {
+    uint32_t k[8];
+    const uint4* src = reinterpret_cast<const uint4*>(scalars + 8 * i);
+    const uint4 a = src[0], b = src[1];
+    k[0] = a.x, k[1] = a.y, k[2] = a.z, k[3] = a.w, k[4] = b.x, k[5] = b.y, k[6] = b.z, k[7] = b.w;
+    const uint32_t half = 1u << (c - 1), full = 1u << c;
+    uint32_t carry = 0;
+    for (uint32_t w = 0; w < windows; w++) {
+        const uint32_t d = scalar_window(k, w * c, c) + carry;
+        const bool neg = is_signed && d > half;
+        carry = neg ? 1 : 0;
+        const uint32_t mag = neg ? full - d : d;
+        if (mag != 0) visit(w, mag, neg);
+    }
+}
+
+// The group g that segment s belongs to: the last g with seg_offsets[g] <= s.
+__device__ __forceinline__ uint32_t segment_group(const uint32_t* seg_offsets, uint32_t groups,
+                                                  uint32_t s) {
+    uint32_t lo = 0, hi = groups;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) >> 1;
+        if (seg_offsets[mid] <= s) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// Segment s's entry range [begin, end) within its group.
+struct segment_range {
+    uint32_t begin, end;
+};
+
+__device__ __forceinline__ bool locate_segment(const uint32_t* group_offsets,
+                                               const uint32_t* seg_offsets, uint32_t groups,
+                                               uint32_t seg_len, uint32_t s,
+                                               segment_range* range) {
+    if (s >= seg_offsets[groups]) return false;
+    const uint32_t g = segment_group(seg_offsets, groups, s);
+    range->begin = group_offsets[g] + (s - seg_offsets[g]) * seg_len;
+    range->end = min(range->begin + seg_len, group_offsets[g + 1]);
+    return true;
+}
+
+// Segment sums of affine points picked by entries (index | sign bit).
+template <class F>
+__device__ __forceinline__ void sum_affine(const affine_t<F>* bases, const uint32_t* entries,
+                                           const uint32_t* group_offsets,
+                                           const uint32_t* seg_offsets, uint32_t groups,
+                                           uint32_t seg_len, xyzz_t<F>* out) {
+    const uint32_t s = (uint32_t)global_thread();
+    segment_range range;
+    if (!locate_segment(group_offsets, seg_offsets, groups, seg_len, s, &range)) return;
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    for (uint32_t e = range.begin; e < range.end; e++) {
+        const uint32_t entry = entries[e];
+        acc.add_affine(load_vec(bases + (entry & ~MSM_SIGN_BIT)), (entry & MSM_SIGN_BIT) != 0);
+    }
+    store_vec(out + s, acc);
+}
+
+// Segment sums of XYZZ points, picked by index (or taken in order when index is null).
+template <class F>
+__device__ __forceinline__ void sum_xyzz(const xyzz_t<F>* points, const uint32_t* index,
+                                         const uint32_t* group_offsets,
+                                         const uint32_t* seg_offsets, uint32_t groups,
+                                         uint32_t seg_len, xyzz_t<F>* out) {
+    const uint32_t s = (uint32_t)global_thread();
+    segment_range range;
+    if (!locate_segment(group_offsets, seg_offsets, groups, seg_len, s, &range)) return;
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    for (uint32_t e = range.begin; e < range.end; e++) {
+        acc.add(load_vec(points + (index != nullptr ? index[e] : e)));
+    }
+    store_vec(out + s, acc);
+}
+
+// out[g] = the one partial of group g, or infinity for an empty group.
+template <class F>
+__device__ __forceinline__ void gather_groups(const xyzz_t<F>* partials,
+                                              const uint32_t* seg_offsets, uint32_t groups,
+                                              xyzz_t<F>* out) {
+    const uint32_t g = (uint32_t)global_thread();
+    if (g >= groups) return;
+    const bool empty = seg_offsets[g + 1] == seg_offsets[g];
+    store_vec(out + g, empty ? xyzz_t<F>::inf() : load_vec(partials + seg_offsets[g]));
+}
+
+// For window w and chunk k (one thread each): T = Σ_i (i+1)·S_{km+i} into out[w·K + k] and
+// R = Σ_i S_{km+i} into out[(windows + w)·K + k], by a running sum from the top bucket down.
+template <class F>
+__device__ __forceinline__ void chunk_sums(const xyzz_t<F>* buckets, uint32_t windows,
+                                           uint32_t buckets_per_window, uint32_t m,
+                                           uint32_t chunks, xyzz_t<F>* out) {
+    const uint32_t t = (uint32_t)global_thread();
+    if (t >= windows * chunks) return;
+    const uint32_t w = t / chunks, k = t % chunks;
+    const uint32_t first = k * m;
+    const uint32_t last = min(first + m, buckets_per_window);
+    const xyzz_t<F>* window = buckets + (uint64_t)w * buckets_per_window;
+    xyzz_t<F> running = xyzz_t<F>::inf(), total = xyzz_t<F>::inf();
+    for (uint32_t j = last; j > first; j--) {
+        running.add(load_vec(window + j - 1));
+        total.add(running);
+    }
+    store_vec(out + t, total);
+    store_vec(out + (uint64_t)windows * chunks + t, running);
+}
+
+// S_w = G(w,0) + 2^mu·Σ_t 2^t·G(w,1+t) for each window, written out of Montgomery form.
+template <class F>
+__device__ __forceinline__ void window_sums(const xyzz_t<F>* groups, uint32_t windows,
+                                            uint32_t bits, uint32_t mu, xyzz_t<F>* out) {
+    const uint32_t w = (uint32_t)global_thread();
+    if (w >= windows) return;
+    const xyzz_t<F>* g = groups + (uint64_t)w * (1 + bits);
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    for (uint32_t t = bits; t > 0; t--) {
+        acc.dbl();
+        acc.add(load_vec(g + t));
+    }
+    for (uint32_t i = 0; i < mu; i++) acc.dbl();
+    acc.add(load_vec(g));
+    store_vec(out + w, acc.from_mont());
+}

@@ -1,0 +1,328 @@
+"""GPU benchmarks of the cupy backend: MSM (G1, G2), NTT, whole proofs; results as JSON.
+
+Timing: CUDA events around each call, median of ``--runs`` after one warm-up run. "device"
+figures start with bases and scalars in device memory; "host" figures include copying both
+from pageable or page-locked host memory. Bases are a set of distinct random points tiled to
+the size (generating 2^24 distinct points in Python would take hours; the arithmetic per
+bucket addition is the same), checked once per size against the MSM over the distinct points
+with the scalars folded onto them.
+
+    python bench/gpu_bench.py --out bench/results/2026-12-01-h200-cupy.json [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cuzk_backend_cupy import device, memory, msm, ntt
+from cuzk_core.circuits import PorepLite
+from cuzk_core.curve.g1 import (
+    G1_GENERATOR,
+    g1_add_affine,
+    g1_batch_to_affine,
+    g1_eq,
+    g1_from_affine,
+    g1_mul,
+)
+from cuzk_core.curve.g2 import (
+    G2_GENERATOR,
+    g2_add_affine,
+    g2_batch_to_affine,
+    g2_eq,
+    g2_from_affine,
+    g2_mul,
+)
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.prover import prove
+from cuzk_core.groth16.qap import with_input_rows
+from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile
+from cuzk_core.timing import Timer
+
+REPO = Path(__file__).resolve().parents[1]
+DISTINCT = {"g1": 1 << 14, "g2": 1 << 12}
+
+
+def _points(group: str, count: int) -> G1Affines | G2Affines:
+    """``count`` distinct subgroup points P + i·Q."""
+    if group == "g1":
+        gen, mul, add, lift, to_affine, batch = (
+            G1_GENERATOR,
+            g1_mul,
+            g1_add_affine,
+            g1_from_affine,
+            g1_batch_to_affine,
+            G1Affines,
+        )
+    else:
+        gen, mul, add, lift, to_affine, batch = (
+            G2_GENERATOR,
+            g2_mul,
+            g2_add_affine,
+            g2_from_affine,
+            g2_batch_to_affine,
+            G2Affines,
+        )
+    current = mul(lift(gen), 0x1234567)
+    step = to_affine([mul(lift(gen), 0x7654321)])[0]
+    points = []
+    for _ in range(count):
+        points.append(current)
+        current = add(current, step)
+    return batch.from_points(to_affine(points))
+
+
+def _scalars(n: int, seed: int) -> np.ndarray:
+    """Uniform-looking scalars below r: 254 random bits."""
+    rng = np.random.default_rng(seed)
+    out = rng.integers(0, 2**64, size=(n, 4), dtype=np.uint64)
+    out[:, 3] &= np.uint64((1 << 62) - 1)
+    return out
+
+
+def _time(work: Callable[[], Any], runs: int) -> tuple[list[float], Any]:
+    """CUDA-event milliseconds of ``runs`` calls after one warm-up; and the last result."""
+    cupy = device.cupy_module()
+    result = work()
+    times = []
+    for _ in range(runs):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        result = work()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return times, result
+
+
+def _record(results: list, name: str, size: int, times: list[float], **extra: Any) -> None:
+    entry = {"name": name, "size": size, "median_ms": round(statistics.median(times), 3)}
+    entry.update(runs_ms=[round(t, 3) for t in times], **extra)
+    results.append(entry)
+    print(f"{name:28s} {_size(size):>7s} {entry['median_ms']:10.3f} ms", flush=True)
+
+
+def _size(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
+def bench_msm(group: str, logs: list[int], runs: int, results: list, host_logs: list[int]) -> None:
+    """MSM with data on the device (and from host memory for ``host_logs``)."""
+    cupy = device.cupy_module()
+    profile = load_profile("h200")
+    ops = msm.GROUPS[group]
+    distinct = _points(group, DISTINCT[group])
+    small = memory.upload_points(profile, distinct, resident=False)
+    for log in logs:
+        n = 1 << log
+        reps = -(-n // len(distinct))
+        coords = cupy.tile(small.coords, (reps, 1))[:n]
+        scalars_host = _scalars(n, log)
+        scalars = cupy.asarray(scalars_host).view(np.uint32)
+
+        def run(coords=coords, scalars=scalars, split=False):
+            return msm.msm(
+                ops, lambda a, b: (coords[a:b], None), False, scalars, None, True, split, Timer(0)
+            )
+
+        times, total = _time(run, runs)
+        c = msm.auto_window_bits(n, True)
+        _record(results, f"msm_{group}_device", n, times, window_bits=c)
+        if log <= 20:
+            folded = _fold(scalars_host, len(distinct))
+            check = msm.msm(
+                ops,
+                lambda a, b: (small.coords[a:b], None),
+                False,
+                cupy.asarray(folded).view(np.uint32),
+                None,
+                True,
+                False,
+                Timer(0),
+            )
+            if not (g1_eq if group == "g1" else g2_eq)(total, check):
+                raise AssertionError(f"MSM {group} 2^{log} disagrees with its folded form")
+        if log in host_logs:
+            _bench_from_host(group, distinct, reps, n, scalars_host, runs, results)
+        del coords, scalars
+
+
+def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
+    """Σ of the scalars of each distinct base (base i is used by scalars i, i + d, …) mod r."""
+    ints = limbs_to_ints(scalars)
+    sums = [0] * distinct
+    for i, k in enumerate(ints):
+        sums[i % distinct] += k
+    return ints_to_limbs([s % FR_MODULUS for s in sums])
+
+
+def _bench_from_host(group, distinct, reps, n, scalars_host, runs, results) -> None:
+    """The MSM with bases and scalars copied from pageable, then page-locked, host memory."""
+    batch = type(distinct)
+    coords = np.tile(distinct.coords, (reps,) + (1,) * (distinct.coords.ndim - 1))[:n]
+    points = batch(coords, np.zeros(n, dtype=bool))
+    ops = msm.GROUPS[group]
+    for label, pinning in (("pageable", "none"), ("pinned", "pool")):
+        profile = load_profile("h200", {"memory.pinning": pinning})
+        if pinning == "pool":
+            pinned = memory.alloc_host(profile, coords.shape, "uint64")
+            pinned[...] = coords
+            points = batch(pinned, np.zeros(n, dtype=bool))
+            scal = memory.alloc_host(profile, scalars_host.shape, "uint64")
+            scal[...] = scalars_host
+        else:
+            scal = scalars_host
+
+        def run(points=points, scal=scal, profile=profile):
+            bases = memory.upload_points(profile, points, resident=False)
+            scalars = memory.to_device(profile, scal).view(np.uint32)
+            return msm.msm(
+                ops,
+                lambda a, b: (bases.coords[a:b], None),
+                False,
+                scalars,
+                None,
+                True,
+                False,
+                Timer(0),
+            )
+
+        times, _ = _time(run, runs)
+        _record(results, f"msm_{group}_from_host_{label}", n, times)
+
+
+def bench_ntt(logs: list[int], runs: int, results: list) -> None:
+    """Forward NTT (natural in and out) and coset NTT, data on the device."""
+    cupy = device.cupy_module()
+    for log in logs:
+        domain = EvaluationDomain(log, 7)
+        values = cupy.asarray(_scalars(1 << log, log))
+        for name, work in (
+            ("ntt_device", lambda v=values, k=log, w=domain.omega: ntt.forward(v, k, w)),
+            ("coset_ntt_device", lambda v=values, k=log, w=domain.omega: ntt.forward(v, k, w, 7)),
+            ("coset_intt_device", lambda v=values, k=log, w=domain.omega: ntt.inverse(v, k, w, 7)),
+        ):
+            times, _ = _time(work, runs)
+            _record(results, name, 1 << log, times)
+        del values
+
+
+def _synthesizer(backend, circuit):
+    def run():
+        synthesized = backend.synthesize(circuit)
+        return with_input_rows(synthesized.matrices), synthesized.witness
+
+    return run
+
+
+def bench_prove(spec: str, backends: list[str], runs: int, results: list) -> None:
+    """Whole proofs of porep-lite (``"K,D"`` or a params folder), phases from the prover."""
+    folder = Path(spec)
+    if folder.is_dir():
+        circuit_spec = params_dir.read_circuit_spec(folder)
+        circuit = PorepLite(circuit_spec["challenges"], circuit_spec["depth"], circuit_spec["seed"])
+        key = files.read_params(folder / params_dir.PARAMS_FILE)
+    else:
+        challenges, depth = (int(x) for x in spec.split(","))
+        circuit = PorepLite(challenges, depth)
+        cs_backend = load_plugins().backend(load_profile("cpu"), Timer(0))
+        key = generate_parameters(_synthesizer(cs_backend, circuit)()[0], seed=1)
+    proofs = {}
+    for name in backends:
+        profile = load_profile("h200" if name == "cupy" else "cpu")
+        totals = []
+        phases: dict[str, list[float]] = {}
+        for run in range(runs + (1 if name == "cupy" else 0)):
+            timer = Timer(level=0)
+            backend = load_plugins().backend(profile, timer)
+            start = time.perf_counter()
+            result = prove(backend, _synthesizer(backend, circuit), lambda: key, seed=1)
+            elapsed = (time.perf_counter() - start) * 1000
+            proofs[name] = result.proof.to_bytes()
+            if name == "cupy" and run == 0:
+                continue  # warm-up: kernels, twiddles, resident bases
+            totals.append(elapsed)
+            for phase, ms in timer.phase_totals().items():
+                phases.setdefault(phase, []).append(ms)
+        size = len(key.h) + 1
+        _record(
+            results,
+            f"prove_porep_lite_{name}",
+            size,
+            totals,
+            circuit=circuit.knobs(),
+            phases_ms={p: round(statistics.median(v), 3) for p, v in phases.items()},
+        )
+    if len(proofs) > 1:
+        assert len(set(proofs.values())) == 1, "backends disagree on the proof bytes"
+
+
+def environment() -> dict[str, Any]:
+    """GPU, driver, CuPy, commit and host beside every figure."""
+    cupy = device.cupy_module()
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
+    ).stdout.strip()
+    driver = cupy.cuda.runtime.driverGetVersion()
+    return {
+        "gpu": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
+        "sm": f"{props['major']}{props['minor']}",
+        "multiprocessors": props["multiProcessorCount"],
+        "driver_cuda": f"{driver // 1000}.{driver % 1000 // 10}",
+        "cupy": cupy.__version__,
+        "python": platform.python_version(),
+        "commit": commit or "unknown",
+        "profile": "h200",
+        "profile_digest": load_profile("h200").digest(),
+        "compile_ms": device.warm_up(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected benchmarks and write one JSON file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--msm-g1", default="16,20,22,24")
+    parser.add_argument("--msm-g2", default="16,20")
+    parser.add_argument("--host", default="20,24", help="G1 sizes also timed from host memory")
+    parser.add_argument("--ntt", default="20,24,26")
+    parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
+    parser.add_argument("--prove-backends", default="cpu,cupy")
+    args = parser.parse_args(argv)
+    logs = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
+    env = environment()
+    print(json.dumps(env), flush=True)
+    results: list[dict[str, Any]] = []
+    bench_ntt(logs(args.ntt), args.runs, results)
+    bench_msm("g1", logs(args.msm_g1), args.runs, results, logs(args.host))
+    bench_msm("g2", logs(args.msm_g2), args.runs, results, [])
+    for spec in args.prove:
+        names = args.prove_backends.split(",") if "," in spec else ["cupy"]
+        bench_prove(spec, names, max(1, args.runs // 2), results)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"environment": env, "results": results}, indent=1))
+    print(f"{'benchmark':28s} {'size':>7s} {'median ms':>10s}")
+    for r in results:
+        print(f"{r['name']:28s} {_size(r['size']):>7s} {r['median_ms']:10.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

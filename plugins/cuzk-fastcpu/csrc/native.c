@@ -1,0 +1,209 @@
+/* cuzk_fastcpu._native: the C kernels of the fastcpu backend, on buffers in cuzk's canonical
+ * layouts. Every function releases the GIL while it computes; MSMs spread windows over threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdlib.h>
+
+#include "curves.h"
+#include "fr_ops.h"
+
+/* ---------------------------------------------------------------- Python bindings */
+
+static int check_len(const Py_buffer *buf, Py_ssize_t want, const char *what) {
+    if (buf->len != want) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd bytes, got %zd", what, want, buf->len);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(Py_buffer **bufs, int count) {
+    for (int i = 0; i < count; i++) PyBuffer_Release(bufs[i]);
+}
+
+/* the body of msm_g1 and msm_g2; AFF_FQ is the number of Fq elements in one affine point */
+#define MSM_BINDING(G, AFF_FQ)                                                                   \
+    static PyObject *py_msm_##G(PyObject *self, PyObject *args) {                                \
+        Py_buffer bases, infinity, scalars, out;                                                 \
+        int window_bits, signed_digits, threads;                                                 \
+        Py_ssize_t batch;                                                                        \
+        if (!PyArg_ParseTuple(args, "y*y*y*iiniw*", &bases, &infinity, &scalars, &window_bits,   \
+                              &signed_digits, &batch, &threads, &out))                           \
+            return NULL;                                                                         \
+        Py_buffer *all[] = {&bases, &infinity, &scalars, &out};                                  \
+        Py_ssize_t n = infinity.len;                                                             \
+        if (check_len(&bases, n * (Py_ssize_t)sizeof(G##_aff), "bases") ||                       \
+            check_len(&scalars, n * 8 * FR_LIMBS, "scalars") ||                                  \
+            check_len(&out, (Py_ssize_t)sizeof(G##_aff), "out")) {                               \
+            release(all, 4);                                                                     \
+            return NULL;                                                                         \
+        }                                                                                        \
+        if (window_bits < 1 || window_bits > 30 || batch < 1 || threads < 1) {                   \
+            release(all, 4);                                                                     \
+            PyErr_SetString(PyExc_ValueError, "need window_bits 1..30, batch >= 1, threads >= 1"); \
+            return NULL;                                                                         \
+        }                                                                                        \
+        int rc = 0, at_infinity = 1;                                                             \
+        Py_BEGIN_ALLOW_THREADS;                                                                  \
+        G##_aff *points = malloc(((size_t)n + 1) * sizeof *points);                              \
+        if (!points) {                                                                           \
+            rc = -1;                                                                             \
+        } else {                                                                                 \
+            const fq *src = (const fq *)bases.buf;                                               \
+            fq *dst = (fq *)points;                                                              \
+            for (size_t k = 0; k < (size_t)n * (AFF_FQ); k++) fq_to_mont(&dst[k], &src[k]);      \
+            G##_jac sum;                                                                         \
+            rc = G##_msm(points, (const uint8_t *)infinity.buf, (const uint64_t *)scalars.buf,   \
+                         (size_t)n, window_bits, signed_digits, (size_t)batch, threads, &sum);   \
+            G##_aff affine;                                                                      \
+            if (rc == 0 && !(at_infinity = G##_to_aff(&affine, &sum))) {                         \
+                const fq *from = (const fq *)&affine;                                            \
+                fq *to = (fq *)out.buf;                                                          \
+                for (int k = 0; k < (AFF_FQ); k++) fq_from_mont(&to[k], &from[k]);               \
+            }                                                                                    \
+            free(points);                                                                        \
+        }                                                                                        \
+        Py_END_ALLOW_THREADS;                                                                    \
+        release(all, 4);                                                                         \
+        if (rc) return PyErr_NoMemory();                                                         \
+        return PyBool_FromLong(at_infinity);                                                     \
+    }
+
+MSM_BINDING(g1, 2)
+MSM_BINDING(g2, 4)
+
+static PyObject *py_fr_ntt(PyObject *self, PyObject *args) {
+    Py_buffer values, omega;
+    if (!PyArg_ParseTuple(args, "w*y*", &values, &omega)) return NULL;
+    Py_buffer *all[] = {&values, &omega};
+    size_t n = (size_t)values.len / sizeof(fr);
+    int log_n = 0;
+    while (((size_t)1 << log_n) < n) log_n++;
+    if (check_len(&omega, sizeof(fr), "omega") ||
+        check_len(&values, (Py_ssize_t)(((size_t)1 << log_n) * sizeof(fr)), "values")) {
+        release(all, 2);
+        return NULL;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = fr_ntt((fr *)values.buf, log_n, (const fr *)omega.buf);
+    Py_END_ALLOW_THREADS;
+    release(all, 2);
+    if (rc) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_fr_scale_powers(PyObject *self, PyObject *args) {
+    Py_buffer values, base, first;
+    if (!PyArg_ParseTuple(args, "w*y*y*", &values, &base, &first)) return NULL;
+    Py_buffer *all[] = {&values, &base, &first};
+    if (check_len(&base, sizeof(fr), "base") || check_len(&first, sizeof(fr), "first")) {
+        release(all, 3);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    fr_scale_powers((fr *)values.buf, (size_t)values.len / sizeof(fr), (const fr *)base.buf,
+                    (const fr *)first.buf);
+    Py_END_ALLOW_THREADS;
+    release(all, 3);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_fr_quotient(PyObject *self, PyObject *args) {
+    Py_buffer a, b, c, scale, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &a, &b, &c, &scale, &out)) return NULL;
+    Py_buffer *all[] = {&a, &b, &c, &scale, &out};
+    if (check_len(&b, a.len, "b") || check_len(&c, a.len, "c") || check_len(&out, a.len, "out") ||
+        check_len(&scale, sizeof(fr), "scale")) {
+        release(all, 5);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    fr_quotient((fr *)out.buf, (const fr *)a.buf, (const fr *)b.buf, (const fr *)c.buf,
+                (size_t)a.len / sizeof(fr), (const fr *)scale.buf);
+    Py_END_ALLOW_THREADS;
+    release(all, 5);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_fr_spmv(PyObject *self, PyObject *args) {
+    Py_buffer indptr, cols, coeffs, z, out;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &indptr, &cols, &coeffs, &z, &out)) return NULL;
+    Py_buffer *all[] = {&indptr, &cols, &coeffs, &z, &out};
+    size_t rows = (size_t)out.len / sizeof(fr), nnz = (size_t)cols.len / 8;
+    size_t m = (size_t)z.len / sizeof(fr);
+    const int64_t *ip = (const int64_t *)indptr.buf, *cp = (const int64_t *)cols.buf;
+    if (check_len(&indptr, (Py_ssize_t)(8 * (rows + 1)), "indptr") ||
+        check_len(&coeffs, (Py_ssize_t)(nnz * sizeof(fr)), "coeffs")) {
+        release(all, 5);
+        return NULL;
+    }
+    int bad = ip[0] != 0 || ip[rows] != (int64_t)nnz;
+    for (size_t i = 0; i < rows && !bad; i++) bad = ip[i + 1] < ip[i];
+    for (size_t k = 0; k < nnz && !bad; k++) bad = cp[k] < 0 || (size_t)cp[k] >= m;
+    if (bad) {
+        release(all, 5);
+        PyErr_SetString(PyExc_ValueError, "malformed CSR matrix or vector of the wrong length");
+        return NULL;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS;
+    rc = fr_spmv((fr *)out.buf, ip, rows, cp, (const fr *)coeffs.buf, (const fr *)z.buf, m);
+    Py_END_ALLOW_THREADS;
+    release(all, 5);
+    if (rc) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_fq_kernels(PyObject *self, PyObject *unused) {
+    PyObject *names = PyList_New(0);
+    for (int k = 0; names && k < FQ_KERNEL_COUNT; k++) {
+        if (!fq_kernel_supported(k)) continue;
+        PyObject *name = PyUnicode_FromString(FQ_KERNELS[k].name);
+        if (!name || PyList_Append(names, name) < 0) Py_CLEAR(names);
+        Py_XDECREF(name);
+    }
+    return names;
+}
+
+static PyObject *py_fq_kernel(PyObject *self, PyObject *unused) {
+    for (int k = 0; k < FQ_KERNEL_COUNT; k++)
+        if (FQ_KERNELS[k].mul == fq_mul_active) return PyUnicode_FromString(FQ_KERNELS[k].name);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_use_fq_kernel(PyObject *self, PyObject *args) {
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+    for (int k = 0; k < FQ_KERNEL_COUNT; k++) {
+        if (strcmp(FQ_KERNELS[k].name, name) == 0 && fq_kernel_supported(k)) {
+            fq_mul_active = FQ_KERNELS[k].mul;
+            Py_RETURN_NONE;
+        }
+    }
+    return PyErr_Format(PyExc_ValueError, "Fq kernel %s is not available on this CPU", name);
+}
+
+static PyMethodDef methods[] = {
+    {"fq_kernels", py_fq_kernels, METH_NOARGS, "fq_kernels() -> the Fq kernels this CPU runs"},
+    {"fq_kernel", py_fq_kernel, METH_NOARGS, "fq_kernel() -> the Fq kernel in use"},
+    {"use_fq_kernel", py_use_fq_kernel, METH_VARARGS,
+     "use_fq_kernel(name): switch Fq kernels (not while an MSM runs)"},
+    {"msm_g1", py_msm_g1, METH_VARARGS,
+     "msm_g1(bases, infinity, scalars, window_bits, signed, batch, threads, out) -> at_infinity"},
+    {"msm_g2", py_msm_g2, METH_VARARGS,
+     "msm_g2(bases, infinity, scalars, window_bits, signed, batch, threads, out) -> at_infinity"},
+    {"fr_ntt", py_fr_ntt, METH_VARARGS, "fr_ntt(values, omega_mont): in-place NTT"},
+    {"fr_scale_powers", py_fr_scale_powers, METH_VARARGS,
+     "fr_scale_powers(values, base_mont, first_mont): values[i] *= first * base^i"},
+    {"fr_quotient", py_fr_quotient, METH_VARARGS,
+     "fr_quotient(a, b, c, scale_mont, out): out = (a*b - c)*scale"},
+    {"fr_spmv", py_fr_spmv, METH_VARARGS, "fr_spmv(indptr, cols, coeffs, z, out): out = M z"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native",
+                                    "C kernels of the cuzk fastcpu backend", -1, methods};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

@@ -1,0 +1,1 @@
+"""Profiles that ship with cuzk-fastcpu (see :func:`cuzk_fastcpu.profile_path`)."""

@@ -1,0 +1,158 @@
+"""The C kernels against plain-Python definitions (no other backend involved)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from cuzk_fastcpu import kernels
+
+from cuzk_core.curve.g1 import G1_GENERATOR, g1_add, g1_from_affine, g1_mul, g1_to_affine
+from cuzk_core.curve.g2 import G2_GENERATOR, g2_add, g2_from_affine, g2_mul, g2_to_affine
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
+from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
+from cuzk_core.r1cs import SparseMatrix
+
+R = FR_MODULUS
+pytestmark = pytest.mark.skipif(
+    bool(kernels.UNAVAILABLE_REASON), reason=kernels.UNAVAILABLE_REASON or "available"
+)
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    seed = random.SystemRandom().getrandbits(32)
+    print(f"rng seed {seed}")
+    return random.Random(seed)
+
+
+def g1_points(rng: random.Random, n: int) -> list:
+    base = g1_from_affine(G1_GENERATOR)
+    return [g1_to_affine(g1_mul(base, rng.randrange(1, R))) for _ in range(n)]
+
+
+def naive_g1(points: list, scalars: list[int]):
+    acc = g1_from_affine(None)
+    for p, k in zip(points, scalars, strict=True):
+        acc = g1_add(acc, g1_mul(g1_from_affine(p), k))
+    return g1_to_affine(acc)
+
+
+def naive_dft(values: list[int], omega: int) -> list[int]:
+    n = len(values)
+    return [sum(v * pow(omega, i * j, R) for j, v in enumerate(values)) % R for i in range(n)]
+
+
+@pytest.fixture(params=kernels.fq_kernels() if kernels._native else [])
+def fq_kernel(request):
+    """Each Fq multiplication kernel this CPU runs, the default restored afterwards."""
+    default = kernels.fq_kernel()
+    kernels.use_fq_kernel(request.param)
+    yield request.param
+    kernels.use_fq_kernel(default)
+
+
+def test_unknown_fq_kernel_is_refused():
+    with pytest.raises(ValueError, match="not available"):
+        kernels.use_fq_kernel("no-such-kernel")
+
+
+@pytest.mark.parametrize("window_bits", [None, 1, 2, 5, 9])
+@pytest.mark.parametrize("signed", [True, False])
+def test_msm_g1_matches_naive(rng, fq_kernel, window_bits, signed):
+    points = g1_points(rng, 20)
+    points[3] = None
+    points[5] = points[4]
+    points[6] = (points[4][0], FQ_MODULUS - points[4][1])
+    scalars = [rng.randrange(R) for _ in points]
+    scalars[:3] = [0, 1, R - 1]
+    scalars[5] = scalars[6] = scalars[4]
+    result = kernels.msm(G1Affines.from_points(points), ints_to_limbs(scalars), window_bits, signed)
+    assert result.to_points() == [naive_g1(points, scalars)]
+
+
+def test_msm_g2_matches_naive(rng, fq_kernel):
+    base = g2_from_affine(G2_GENERATOR)
+    points = [g2_to_affine(g2_mul(base, rng.randrange(1, R))) for _ in range(5)]
+    scalars = [rng.randrange(R) for _ in points]
+    expected = g2_from_affine(None)
+    for p, k in zip(points, scalars, strict=True):
+        expected = g2_add(expected, g2_mul(g2_from_affine(p), k))
+    result = kernels.msm(G2Affines.from_points(points), ints_to_limbs(scalars), 3, True)
+    assert result.to_points() == [g2_to_affine(expected)]
+
+
+def test_fq_kernels_agree_on_many_products(rng):
+    """Every Fq kernel gives the same MSM over 512 points (about a million multiplications)."""
+    points = G1Affines.from_points(g1_points(rng, 8) * 64)
+    scalars = ints_to_limbs([rng.randrange(R) for _ in range(len(points))])
+    default = kernels.fq_kernel()
+    results = []
+    try:
+        for name in kernels.fq_kernels():
+            kernels.use_fq_kernel(name)
+            results.append(kernels.msm(points, scalars, None, True).coords)
+    finally:
+        kernels.use_fq_kernel(default)
+    assert all(np.array_equal(r, results[0]) for r in results)
+
+
+def test_msm_of_nothing_or_cancelling_points_is_infinity(rng):
+    empty = kernels.msm(G1Affines.empty(0), np.zeros((0, 4), np.uint64), None, True)
+    assert empty.to_points() == [None]
+    p = g1_points(rng, 1)[0]
+    both = G1Affines.from_points([p, (p[0], FQ_MODULUS - p[1])])
+    assert kernels.msm(both, ints_to_limbs([5, 5]), 4, True).to_points() == [None]
+
+
+def test_msm_checks_shapes(rng):
+    points = G1Affines.from_points(g1_points(rng, 2))
+    with pytest.raises(ValueError, match="expected 2 scalars"):
+        kernels.msm(points, ints_to_limbs([1, 2, 3]), None, True)
+
+
+@pytest.mark.parametrize("log_n", [0, 1, 2, 5])
+@pytest.mark.parametrize("generator", [5, 7])
+def test_ntt_matches_dft(rng, log_n, generator):
+    domain = EvaluationDomain(log_n, generator)
+    values = [rng.randrange(R) for _ in range(domain.size)]
+    out = kernels.ntt(ints_to_limbs(values), domain.omega)
+    assert limbs_to_ints(out) == naive_dft(values, domain.omega)
+
+
+def test_scale_by_powers_and_quotient(rng):
+    values = [rng.randrange(R) for _ in range(9)] + [0, R - 1]
+    base, first = rng.randrange(R), rng.randrange(R)
+    scaled = kernels.scale_by_powers(ints_to_limbs(values), base, first)
+    assert limbs_to_ints(scaled) == [v * first * pow(base, i, R) % R for i, v in enumerate(values)]
+    a, b, c = ([rng.randrange(R) for _ in values] for _ in range(3))
+    scale = rng.randrange(R)
+    out = kernels.quotient(ints_to_limbs(a), ints_to_limbs(b), ints_to_limbs(c), scale)
+    assert limbs_to_ints(out) == [(x * y - z) * scale % R for x, y, z in zip(a, b, c, strict=True)]
+
+
+def test_spmv(rng):
+    rows = [[(0, 1), (3, R - 1)], [], [(1, rng.randrange(1, R)), (2, 2), (4, 7)]]
+    matrix = SparseMatrix.from_rows(rows, 5)
+    z = [rng.randrange(R) for _ in range(5)]
+    assert limbs_to_ints(kernels.spmv(matrix, ints_to_limbs(z))) == matrix.dot(z)
+    with pytest.raises(ValueError, match="4 entries, the matrix 5 columns"):
+        kernels.spmv(matrix, ints_to_limbs(z[:4]))
+
+
+def test_thread_count(monkeypatch):
+    monkeypatch.setenv(kernels.THREADS_ENV, "3")
+    assert kernels.thread_count() == 3
+    monkeypatch.setenv(kernels.THREADS_ENV, "zero")
+    with pytest.raises(ValueError, match="positive integer"):
+        kernels.thread_count()
+    monkeypatch.delenv(kernels.THREADS_ENV)
+    assert kernels.thread_count() >= 1
+
+
+def test_auto_window_grows_with_n():
+    windows = [kernels.auto_window_bits(1 << k, True) for k in range(0, 21, 4)]
+    assert windows == sorted(windows)
+    assert windows[0] >= 2 and windows[-1] <= kernels.MAX_AUTO_WINDOW

@@ -1,0 +1,104 @@
+// Host build of the kernel field and curve headers, driven by test_kernel_arith.py: each stdin
+// line is an operation and hex operands (canonical), each stdout line the hex results.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ec/xyzz.cuh"
+#include "ff/bls12_381.cuh"
+#include "ff/fp2.cuh"
+
+typedef fp2_t<fq_t> fq2_t;
+
+template <class F>
+static F parse(const std::string& hex) {
+    F r = F::zero();
+    int word = 0, shift = 0;
+    for (int i = (int)hex.size() - 1; i >= 0 && word < F::N; i--) {
+        const char ch = hex[i];
+        const uint32_t d = ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10;
+        r.v[word] |= d << shift;
+        shift += 4;
+        if (shift == 32) shift = 0, word++;
+    }
+    return r.to_mont();
+}
+
+template <class F>
+static std::string show(const F& a) {
+    const F c = a.from_mont();
+    std::string out;
+    char buf[9];
+    for (int i = F::N - 1; i >= 0; i--) {
+        snprintf(buf, sizeof buf, "%08x", c.v[i]);
+        out += buf;
+    }
+    return out;
+}
+
+static fq2_t parse2(std::istream& in) {
+    std::string a, b;
+    in >> a >> b;
+    return {parse<fq_t>(a), parse<fq_t>(b)};
+}
+
+static std::string show2(const fq2_t& a) { return show(a.c0) + " " + show(a.c1); }
+
+template <class F, class Read, class Show>
+static void curve_op(const std::string& op, std::istream& in, Read read, Show show_f) {
+    // sum: count then (x y neg) triples, by mixed addition and by XYZZ addition; dbl of the sum.
+    int count;
+    in >> count;
+    xyzz_t<F> mixed = xyzz_t<F>::inf(), general = xyzz_t<F>::inf();
+    for (int i = 0; i < count; i++) {
+        affine_t<F> a{read(in), read(in)};
+        int neg;
+        in >> neg;
+        mixed.add_affine(a, neg != 0);
+        affine_t<F> b = a;
+        if (neg && !a.is_inf()) b.y = -a.y;
+        general.add(xyzz_t<F>::from_affine(b));
+    }
+    xyzz_t<F> doubled = mixed;
+    doubled.dbl();
+    for (const xyzz_t<F>* p : {&mixed, &general, &doubled}) {
+        std::cout << show_f(p->X) << " " << show_f(p->Y) << " " << show_f(p->ZZ) << " "
+                  << show_f(p->ZZZ) << (p == &doubled ? "\n" : " ");
+    }
+    (void)op;
+}
+
+int main() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        std::istringstream in(line);
+        std::string op;
+        in >> op;
+        if (op == "fr" || op == "fq") {
+            std::string a, b;
+            in >> a >> b;
+            if (op == "fr") {
+                fr_t x = parse<fr_t>(a), y = parse<fr_t>(b);
+                std::cout << show(x * y) << " " << show(x + y) << " " << show(x - y) << " "
+                          << show(-x) << " " << show(x.sqr()) << "\n";
+            } else {
+                fq_t x = parse<fq_t>(a), y = parse<fq_t>(b);
+                std::cout << show(x * y) << " " << show(x + y) << " " << show(x - y) << " "
+                          << show(-x) << " " << show(x.sqr()) << "\n";
+            }
+        } else if (op == "fq2") {
+            fq2_t x = parse2(in), y = parse2(in);
+            std::cout << show2(x * y) << " " << show2(x.sqr()) << " " << show2(x - y) << "\n";
+        } else if (op == "g1") {
+            curve_op<fq_t>(op, in, [](std::istream& s) { std::string h; s >> h; return parse<fq_t>(h); },
+                           [](const fq_t& v) { return show(v); });
+        } else if (op == "g2") {
+            curve_op<fq2_t>(op, in, parse2, show2);
+        }
+        std::cout.flush();
+    }
+    return 0;
+}

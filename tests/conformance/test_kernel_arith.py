@@ -1,0 +1,147 @@
+"""The CUDA field and curve headers, built for the host with g++, against cuzk_core's arithmetic.
+
+The kernels' carry-chain primitives have a host emulation (backends/kernels/common.cuh), so the
+very instruction sequences the GPU runs are checked here without a GPU.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cuzk_core.curve.g1 import G1_GENERATOR, g1_add_affine, g1_double, g1_from_affine, g1_mul
+from cuzk_core.curve.g1 import g1_to_affine as g1_affine
+from cuzk_core.curve.g2 import G2_GENERATOR, g2_add_affine, g2_double, g2_from_affine, g2_mul
+from cuzk_core.curve.g2 import g2_to_affine as g2_affine
+from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
+from cuzk_core.field.tower import fq2_inv, fq2_mul, fq2_neg, fq2_sqr, fq2_sub
+
+REPO = Path(__file__).resolve().parents[2]
+KERNELS = REPO / "backends" / "kernels"
+HARNESS = Path(__file__).with_name("kernel_arith_host.cpp")
+Q, R = FQ_MODULUS, FR_MODULUS
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    """The compiled host harness, fed one operation per line."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler to build the kernel headers for the host")
+    exe = tmp_path_factory.mktemp("arith") / "arith"
+    cmd = [compiler, "-std=c++17", "-O1", "-Wno-unknown-pragmas", f"-I{KERNELS}", str(HARNESS)]
+    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, text=True)
+
+    def run(lines: list[str]) -> list[list[int]]:
+        out = subprocess.run(
+            [str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True
+        ).stdout
+        return [[int(w, 16) for w in row.split()] for row in out.splitlines()]
+
+    return run
+
+
+def _edge_values(p: int) -> list[int]:
+    return [0, 1, 2, p - 1, p - 2, (p - 1) // 2, 1 << 32, (1 << 64) - 1]
+
+
+@pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
+def test_prime_field(harness, name, p):
+    rng = random.Random(p)
+    values = _edge_values(p) + [rng.randrange(p) for _ in range(40)]
+    pairs = [(a, b) for a in values[:8] for b in values[:8]]
+    pairs += [(rng.choice(values), rng.choice(values)) for _ in range(200)]
+    rows = harness([f"{name} {a:x} {b:x}" for a, b in pairs])
+    for (a, b), row in zip(pairs, rows, strict=True):
+        assert row == [a * b % p, (a + b) % p, (a - b) % p, -a % p, a * a % p], (a, b)
+
+
+def test_fq2(harness):
+    rng = random.Random(2)
+    elems = [(0, 0), (1, 0), (0, 1), (Q - 1, Q - 1)]
+    elems += [(rng.randrange(Q), rng.randrange(Q)) for _ in range(30)]
+    pairs = [(rng.choice(elems), rng.choice(elems)) for _ in range(150)]
+    rows = harness([f"fq2 {a[0]:x} {a[1]:x} {b[0]:x} {b[1]:x}" for a, b in pairs])
+    for (a, b), row in zip(pairs, rows, strict=True):
+        assert row == [*fq2_mul(a, b), *fq2_sqr(a), *fq2_sub(a, b)]
+
+
+def _xyzz_to_affine_g1(x, y, zz, zzz):
+    if zz == 0:
+        return None
+    return (x * pow(zz, -1, Q) % Q, y * pow(zzz, -1, Q) % Q)
+
+
+def _xyzz_to_affine_g2(row):
+    x, y, zz, zzz = (tuple(row[i : i + 2]) for i in range(0, 8, 2))
+    if zz == (0, 0):
+        return None
+    return (fq2_mul(x, fq2_inv(zz)), fq2_mul(y, fq2_inv(zzz)))
+
+
+def _curve_cases(generator, mul, neg, rng):
+    """Point lists with signs covering infinity, equal points, opposite points and plain sums."""
+    pts = [generator(mul(k)) for k in (rng.randrange(1, R) for _ in range(4))]
+    p, q = pts[0], pts[1]
+    return [
+        [(p, 0)],
+        [(None, 0), (p, 1)],
+        [(p, 0), (p, 0)],
+        [(p, 0), (p, 1)],
+        [(p, 0), (p, 1), (q, 0)],
+        [(p, 0), (q, 0), (p, 0), (q, 1), (None, 1)],
+        [(pt, rng.randrange(2)) for pt in pts * 3],
+        [(None, 0)],
+    ]
+
+
+def test_g1(harness):
+    rng = random.Random(11)
+    cases = _curve_cases(
+        lambda j: g1_affine(j), lambda k: g1_mul(g1_from_affine(G1_GENERATOR), k), None, rng
+    )
+    lines = []
+    for case in cases:
+        words = [f"g1 {len(case)}"]
+        for pt, neg in case:
+            x, y = pt if pt is not None else (0, 0)
+            words.append(f"{x:x} {y:x} {neg}")
+        lines.append(" ".join(words))
+    for case, row in zip(cases, harness(lines), strict=True):
+        total = g1_from_affine(None)
+        for pt, neg in case:
+            if pt is not None and neg:
+                pt = (pt[0], -pt[1] % Q)
+            total = g1_add_affine(total, pt)
+        expect = g1_affine(total)
+        assert _xyzz_to_affine_g1(*row[0:4]) == expect
+        assert _xyzz_to_affine_g1(*row[4:8]) == expect
+        assert _xyzz_to_affine_g1(*row[8:12]) == g1_affine(g1_double(total))
+
+
+def test_g2(harness):
+    rng = random.Random(12)
+    cases = _curve_cases(
+        lambda j: g2_affine(j), lambda k: g2_mul(g2_from_affine(G2_GENERATOR), k), None, rng
+    )
+    lines = []
+    for case in cases:
+        words = [f"g2 {len(case)}"]
+        for pt, neg in case:
+            (x0, x1), (y0, y1) = pt if pt is not None else ((0, 0), (0, 0))
+            words.append(f"{x0:x} {x1:x} {y0:x} {y1:x} {neg}")
+        lines.append(" ".join(words))
+    for case, row in zip(cases, harness(lines), strict=True):
+        total = g2_from_affine(None)
+        for pt, neg in case:
+            if pt is not None and neg:
+                pt = (pt[0], fq2_neg(pt[1]))
+            total = g2_add_affine(total, pt)
+        expect = g2_affine(total)
+        assert _xyzz_to_affine_g2(row[0:8]) == expect
+        assert _xyzz_to_affine_g2(row[8:16]) == expect
+        assert _xyzz_to_affine_g2(row[16:24]) == g2_affine(g2_double(total))
