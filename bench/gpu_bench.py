@@ -13,6 +13,7 @@ with the scalars folded onto them.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import platform
 import statistics
@@ -206,6 +207,44 @@ def _bench_from_host(group, distinct, reps, n, scalars_host, runs, results) -> N
         _record(results, f"msm_{group}_from_host_{label}", n, times)
 
 
+def bench_msm_windows(
+    group: str, logs: list[int], windows: list[int], runs: int, results: list
+) -> None:
+    """MSM on the device per window size, with the time of each step (sort, bucket sums,
+    reduction on the device, window combination on the host) from CUZK_TIMING=2 spans."""
+    cupy = device.cupy_module()
+    distinct = _points(group, DISTINCT[group])
+    small = memory.upload_points(load_profile("h200"), distinct, resident=False)
+    for log in logs:
+        n = 1 << log
+        coords = cupy.tile(small.coords, (-(-n // len(distinct)), 1))[:n]
+        scalars = cupy.asarray(_scalars(n, log)).view(np.uint32)
+        for c in windows:
+            timer = Timer(level=2, stream=io.StringIO())
+
+            def run(c=c, coords=coords, scalars=scalars, timer=timer):
+                return msm.msm(
+                    msm.GROUPS[group],
+                    lambda a, b: (coords[a:b], None),
+                    False,
+                    scalars,
+                    c,
+                    True,
+                    False,
+                    timer,
+                )
+
+            times, _ = _time(run, runs)
+            steps: dict[str, list[float]] = {}
+            for span in timer.spans[-(runs * 5) :]:
+                if span.name.startswith("msm_"):
+                    steps.setdefault(span.name, []).append(span.ms)
+            medians = {k: round(statistics.median(v), 3) for k, v in steps.items()}
+            name = f"msm_{group}_device_c{c}"
+            _record(results, name, n, times, window_bits=c, steps_ms=medians)
+        del coords, scalars
+
+
 def bench_ntt(logs: list[int], runs: int, results: list) -> None:
     """Forward NTT (natural in and out) and coset NTT, data on the device."""
     cupy = device.cupy_module()
@@ -272,13 +311,16 @@ def bench_prove(spec: str, backends: list[str], runs: int, results: list) -> Non
         assert len(set(proofs.values())) == 1, "backends disagree on the proof bytes"
 
 
-def environment() -> dict[str, Any]:
+def environment(commit: str = "") -> dict[str, Any]:
     """GPU, driver, CuPy, commit and host beside every figure."""
     cupy = device.cupy_module()
     props = cupy.cuda.runtime.getDeviceProperties(0)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
-    ).stdout.strip()
+    commit = (
+        commit
+        or subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
+        ).stdout.strip()
+    )
     driver = cupy.cuda.runtime.driverGetVersion()
     return {
         "gpu": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
@@ -303,14 +345,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--msm-g2", default="16,20")
     parser.add_argument("--host", default="20,24", help="G1 sizes also timed from host memory")
     parser.add_argument("--ntt", default="20,24,26")
+    parser.add_argument("--sweep", default="", help="G1 sizes to time per window size")
+    parser.add_argument("--sweep-windows", default="13,14,15,16,17,18,19,20,21")
+    parser.add_argument("--sweep-g2", default="", help="G2 sizes to time per window size")
+    parser.add_argument("--commit", default="", help="the commit measured (else git's HEAD)")
+    parser.add_argument("--define", action="append", default=[], help="msm/msm.cu macro, K=V")
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
     args = parser.parse_args(argv)
     logs = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
-    env = environment()
+    for define in args.define:
+        key, value = define.split("=")
+        device.KERNEL_DEFINES.setdefault("msm/msm.cu", {})[key] = int(value)
+    env = environment(args.commit)
+    env["defines"] = device.KERNEL_DEFINES
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
     bench_ntt(logs(args.ntt), args.runs, results)
+    bench_msm_windows("g1", logs(args.sweep), logs(args.sweep_windows), 3, results)
+    bench_msm_windows("g2", logs(args.sweep_g2), logs(args.sweep_windows), 3, results)
     bench_msm("g1", logs(args.msm_g1), args.runs, results, logs(args.host))
     bench_msm("g2", logs(args.msm_g2), args.runs, results, [])
     for spec in args.prove:

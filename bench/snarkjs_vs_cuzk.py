@@ -134,6 +134,7 @@ def measure(files: dict[str, Path], profile: str, repeat: int, work: Path) -> di
     snarkjs_dir, cuzk_dir = work / "snarkjs_out", work / "cuzk_out"
     snarkjs_dir.mkdir(exist_ok=True)
     snarkjs_s, cuzk_s, phases = [], [], []
+    load_before = round(os.getloadavg()[0], 2)
     for _ in range(repeat):
         outputs = (snarkjs_dir / "proof.json", snarkjs_dir / "public.json")
         inputs = (files["zkey"], files["wtns"])
@@ -144,6 +145,8 @@ def measure(files: dict[str, Path], profile: str, repeat: int, work: Path) -> di
         phases.append(timings)
     snarkjs_median, cuzk_median = statistics.median(snarkjs_s), statistics.median(cuzk_s)
     return {
+        "load_average_1m_before": load_before,
+        "load_average_1m_after": round(os.getloadavg()[0], 2),
         "snarkjs_s": [round(t, 3) for t in snarkjs_s],
         "cuzk_s": [round(t, 3) for t in cuzk_s],
         "snarkjs_median_s": round(snarkjs_median, 3),

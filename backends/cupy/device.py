@@ -88,15 +88,19 @@ def warm_up(timer: Any = None) -> dict[str, float]:
         span = timer.span("compile_kernels") if timer is not None else contextlib.nullcontext()
         with gpu_errors("compiling kernels"), span as record:
             for name in fresh:
-                KERNELS.module(name)
+                KERNELS.module(name, KERNEL_DEFINES.get(name))
             if record is not None:
                 record.attrs.update({m: round(KERNELS.compile_ms[m], 1) for m in fresh})
     return dict(KERNELS.compile_ms)
 
 
+KERNEL_DEFINES: dict[str, dict[str, int]] = {}
+"""Tuning macros per kernel file (e.g. ``{"msm/msm.cu": {"MSM_PREFETCH": 1}}``), for A/B runs."""
+
+
 def kernel(module: str, function: str) -> Any:
-    """A compiled kernel by file and name."""
-    return KERNELS.kernel(module, function)
+    """A compiled kernel by file and name, built with that file's KERNEL_DEFINES."""
+    return KERNELS.kernel(module, function, KERNEL_DEFINES.get(module))
 
 
 def launch(
@@ -107,6 +111,20 @@ def launch(
         return
     grid = math.ceil(threads / block)
     function((grid,), (block,), args, shared_mem=shared_bytes)
+
+
+def synchronize() -> None:
+    """Wait for the device to finish queued work."""
+    cupy_module().cuda.get_current_stream().synchronize()
+
+
+@contextlib.contextmanager
+def step(timer: Any, name: str, **attrs: Any) -> Iterator[None]:
+    """A finer span inside a phase; at CUZK_TIMING=2 it waits for the device (GPU time shows)."""
+    with timer.span(name, **attrs):
+        yield
+        if timer.level >= 2:
+            synchronize()
 
 
 def free_bytes() -> int:

@@ -35,6 +35,9 @@ LEVEL0_THREADS = 1 << 18
 CHUNK_THREADS = 1 << 15
 """Threads the chunked running sums aim for (chunk length follows)."""
 MIN_SEGMENT = 32
+"""Shortest segment of the first bucket-summing pass."""
+REDUCE_SEGMENT = 8
+"""Segment length of the later, latency-bound passes: more passes, each with shorter chains."""
 
 
 class Group(NamedTuple):
@@ -95,12 +98,14 @@ def bucket_count(c: int, signed: bool) -> int:
 
 
 def auto_window_bits(n: int, signed: bool) -> int:
-    """The window minimizing mixed additions plus bucket reduction (≈3 general additions each)."""
-
-    def cost(c: int) -> float:
-        return window_count(c, signed) * (n + 3 * bucket_count(c, signed))
-
-    return min(range(4, 21), key=cost)
+    """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
+    reduction's fixed latency dominates and small windows win; then 15 bits up to 2^22 points,
+    16 up to 2^24 and 17 beyond. Unsigned digits use the same widths."""
+    if n < 1 << 14:
+        return max(6, n.bit_length() - 4)
+    if n < 1 << 22:
+        return 15
+    return 16 if n < 1 << 24 else 17
 
 
 def _kernel(name: str) -> Any:
@@ -155,7 +160,7 @@ def _segmented_sum(
             device.launch(gather, groups, (partials, seg_offsets, _u32(groups), out))
             return out
         affine, points, index, group_offsets = False, partials, None, seg_offsets
-        seg_len = MIN_SEGMENT
+        seg_len = REDUCE_SEGMENT
 
 
 @functools.cache
@@ -192,7 +197,7 @@ def _window_sums(group: Group, buckets: Any, windows: int, per_window: int) -> A
         cupy.asarray(offsets),
         windows * (1 + bits),
         chunks,
-        MIN_SEGMENT,
+        REDUCE_SEGMENT,
     )
     out = cupy.empty((windows, group.xyzz_words), dtype=np.uint32)
     device.launch(
@@ -239,7 +244,7 @@ def _bucket_workspace(group: Group, n: int, c: int, signed: bool) -> int:
 
 
 def pippenger(
-    group: Group, bases: Any, scalars: Any, skip: Any, c: int, signed: bool
+    group: Group, bases: Any, scalars: Any, skip: Any, c: int, signed: bool, timer: Timer
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32."""
@@ -247,23 +252,26 @@ def pippenger(
     n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = windows * per_window
-    digit_args = (scalars, skip if skip is not None else device.NULL, _u32(n), _u32(c))
-    digit_args += (_u32(windows), _u32(per_window), np.int32(signed))
-    counts = cupy.zeros(groups, dtype=np.uint32)
-    device.launch(_kernel("msm_bucket_counts"), n, (*digit_args, counts))
-    offsets = cupy.zeros(groups + 1, dtype=np.uint32)
-    cupy.cumsum(counts, dtype=np.uint32, out=offsets[1:])
-    total, max_count = (int(v) for v in cupy.stack([offsets[-1], counts.max()]).get())
-    if total == 0:
-        return None
-    cursor = offsets[:-1].copy()
-    entries = cupy.empty(total, dtype=np.uint32)
-    device.launch(_kernel("msm_scatter"), n, (*digit_args, cursor, entries))
-    del cursor, counts
-    seg_len = max(MIN_SEGMENT, -(-total // LEVEL0_THREADS))
-    buckets = _segmented_sum(group, True, bases, entries, offsets, groups, max_count, seg_len)
-    del entries, offsets
-    return _window_sums(group, buckets, windows, per_window).get()
+    with device.step(timer, "msm_sort", windows=windows):
+        digit_args = (scalars, skip if skip is not None else device.NULL, _u32(n), _u32(c))
+        digit_args += (_u32(windows), _u32(per_window), np.int32(signed))
+        counts = cupy.zeros(groups, dtype=np.uint32)
+        device.launch(_kernel("msm_bucket_counts"), n, (*digit_args, counts))
+        offsets = cupy.zeros(groups + 1, dtype=np.uint32)
+        cupy.cumsum(counts, dtype=np.uint32, out=offsets[1:])
+        total, max_count = (int(v) for v in cupy.stack([offsets[-1], counts.max()]).get())
+        if total == 0:
+            return None
+        cursor = offsets[:-1].copy()
+        entries = cupy.empty(total, dtype=np.uint32)
+        device.launch(_kernel("msm_scatter"), n, (*digit_args, cursor, entries))
+        del cursor, counts
+    with device.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
+        seg_len = max(MIN_SEGMENT, -(-total // LEVEL0_THREADS))
+        buckets = _segmented_sum(group, True, bases, entries, offsets, groups, max_count, seg_len)
+        del entries, offsets
+    with device.step(timer, "msm_reduce"):
+        return _window_sums(group, buckets, windows, per_window).get()
 
 
 def batch_sum(group: Group, bases: Any, indices: Any) -> Any:
@@ -338,10 +346,11 @@ def msm(
             with timer.span("batch_add", n=int(one_indices.shape[0])):
                 total = group.add(total, batch_sum(group, coords, one_indices))
             with timer.span("tail_msm", window_bits=c):
-                window_points = pippenger(group, coords, piece, skip, c, signed)
+                window_points = pippenger(group, coords, piece, skip, c, signed, timer)
         else:
             with timer.span("pippenger", window_bits=c, n=stop - start):
-                window_points = pippenger(group, coords, piece, skip, c, signed)
+                window_points = pippenger(group, coords, piece, skip, c, signed, timer)
         if window_points is not None:
-            total = group.add(total, _combine_windows(group, window_points, c))
+            with timer.span("msm_combine"):
+                total = group.add(total, _combine_windows(group, window_points, c))
     return total

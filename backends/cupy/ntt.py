@@ -1,9 +1,9 @@
 """Fr NTTs on the GPU, natural order in and out: the host side of ntt/ntt.cu.
 
-A transform is three steps: a bit-reversing gather that also enters Montgomery form (and applies
-a coset's powers of the shift), DIT butterflies in passes of up to 2^NTT_SHARED_LOG elements
-through shared memory, and a scaling pass that leaves Montgomery form (times 1/n, and the
-inverse shift's powers, for inverse transforms). Twiddles (ω^k, k < n/2) and the small tables
+A transform is DIT butterflies in passes of up to 2^SHARED_LOG elements through shared memory;
+the first pass gathers in bit-reversed order while entering Montgomery form (and applying a
+coset's powers of the shift), the last leaves Montgomery form (times 1/n, and the inverse
+shift's powers, for inverse transforms). Twiddles (ω^k, k < n/2) and the small tables
 of geometric sequences are built once per (ω, size) and kept on the device.
 """
 
@@ -21,12 +21,12 @@ from . import device
 
 MODULE = "ntt/ntt.cu"
 SHARED_LOG = 10
-"""log2 of the elements one block transforms in shared memory (NTT_SHARED_LOG in the kernel)."""
+"""log2 of the elements one block transforms in shared memory (32 KiB, under the 48 KiB default)."""
 RUN_LOG = 3
 """log2 of the consecutive elements a later pass reads per run (coalescing)."""
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
-TO_MONT, FROM_MONT, CONSTANT, GEOMETRIC = 0, 1, 2, 3
+NO_SCALE, TO_MONT, FROM_MONT, CONSTANT, GEOMETRIC = -1, 0, 1, 2, 3
 
 
 def _geometric_halves(
@@ -97,38 +97,42 @@ def transform(
 ) -> Any:
     """The NTT of device ``values`` ((n, 4) uint64 canonical) into a new device array.
 
-    ``entry`` is (mode, tables or None) for the gather, ``exit_`` (mode, tables) for the last
-    scaling pass; see ScaleMode in the kernel.
+    ``entry`` is (mode, tables or None) applied by the first pass as it gathers, ``exit_`` the
+    same for the last pass as it stores; see ScaleMode in the kernel.
     """
     cupy = device.cupy_module()
     n = 1 << log_n
     out = cupy.empty((n, 4), dtype=np.uint64)
-    entry_mode, entry_tables = entry
-    hi, lo, lo_bits = entry_tables if entry_tables is not None else (values, values, 0)
-    device.launch(
-        device.kernel(MODULE, "ntt_bitrev_scale"),
-        n,
-        (values, out, np.uint32(log_n), np.int32(entry_mode), hi, lo, np.uint32(lo_bits)),
-    )
     table = twiddles(omega, log_n)
     stages = device.kernel(MODULE, "ntt_stages")
-    for first, count, run in passes(log_n):
+    plan = passes(log_n)
+    for number, (first, count, run) in enumerate(plan):
         size = 1 << (count + run)
-        block = min(size // 2, 512)
+        entry_mode, entry_tables = entry if number == 0 else (NO_SCALE, None)
+        exit_mode, exit_tables = exit_ if number == len(plan) - 1 else (NO_SCALE, None)
         stages(
             (n // size,),
-            (block,),
-            (out, table, np.uint32(log_n), np.uint32(first), np.uint32(count), np.uint32(run)),
+            (min(size // 2, 512),),
+            (
+                values,
+                out,
+                table,
+                np.uint32(log_n),
+                np.uint32(first),
+                np.uint32(count),
+                np.uint32(run),
+                *_scale_args(entry_mode, entry_tables, out),
+                *_scale_args(exit_mode, exit_tables, out),
+            ),
             shared_mem=32 * size,
         )
-    exit_mode, exit_tables = exit_
-    hi, lo, lo_bits = exit_tables if exit_tables is not None else (out, out, 0)
-    device.launch(
-        device.kernel(MODULE, "ntt_scale"),
-        n,
-        (out, np.uint64(n), np.int32(exit_mode), hi, lo, np.uint32(lo_bits)),
-    )
     return out
+
+
+def _scale_args(mode: int, tables: tuple | None, placeholder: Any) -> tuple:
+    """Kernel arguments (mode, hi, lo, lo_bits) of a scaling step; unused tables point anywhere."""
+    hi, lo, lo_bits = tables if tables is not None else (placeholder, placeholder, 0)
+    return (np.int32(mode), hi, lo, np.uint32(lo_bits))
 
 
 def forward(values: Any, log_n: int, omega: int, shift: int | None = None) -> Any:

@@ -11,7 +11,7 @@ from cuzk_core.backend import Backend
 from cuzk_core.bench.observe import observe
 from cuzk_core.cache import cache_dir
 from cuzk_core.circuits import get_circuit
-from cuzk_core.cli import circom
+from cuzk_core.cli import backend_check, circom
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import files, params_dir
@@ -21,7 +21,7 @@ from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.interop.snarkjs_json import is_json_file, read_proof_json, read_vk_json
-from cuzk_core.plugins import load_plugins
+from cuzk_core.plugins import BLOCK_ENV, load_plugins
 from cuzk_core.profile import load_profile, shipped_profiles
 from cuzk_core.progress import Progress
 from cuzk_core.timing import Timer
@@ -156,6 +156,8 @@ def verify(args: argparse.Namespace) -> int:
 
 def backends(args: argparse.Namespace) -> int:
     """``cuzk backends``: every backend, its version, source, and whether it can run here."""
+    if args.check is not None:
+        return backend_check.run(args)
     plugins = load_plugins()
     for info in sorted(plugins.backends.values(), key=lambda i: i.name):
         status = "available" if info.available else f"unavailable: {info.reason}"
@@ -164,6 +166,8 @@ def backends(args: argparse.Namespace) -> int:
     for broken in plugins.broken:
         print(f"{broken.name:<10} {'?':<10} broken: {broken.reason}")
         print(f"{'':<10} from {broken.source}")
+    for name in plugins.blocked:
+        print(f"{name:<10} {'-':<10} blocked by {BLOCK_ENV}")
     return 0
 
 

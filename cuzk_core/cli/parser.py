@@ -6,7 +6,7 @@ import argparse
 import os
 
 from cuzk_core import __version__
-from cuzk_core.cli import bench_commands, commands
+from cuzk_core.cli import backend_check, bench_commands, commands
 from cuzk_core.cli import circom as circom_commands
 
 
@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=circom_commands.check)
 
     backends = sub.add_parser("backends", help="list every backend and whether it can run here")
+    backend_check.add_check_options(backends, _seed)
     backends.set_defaults(handler=commands.backends)
 
     profile = sub.add_parser("profile", help="inspect profiles")

@@ -5,6 +5,7 @@
 
 template <class F>
 struct fp2_t {
+    static constexpr bool point_calls = true;  // see xyzz_t::accumulate
     F c0, c1;
 
     CUZK_HD static fp2_t zero() { return {F::zero(), F::zero()}; }
@@ -29,6 +30,9 @@ struct fp2_t {
         const F s = F::mul_call(a.c0 + a.c1, b.c0 + b.c1);
         return {v0 - v1, s - v0 - v1};
     }
+
+    // Curve formulas' product: already made of called base-field products.
+    CUZK_HD static fp2_t point_mul(const fp2_t& a, const fp2_t& b) { return a * b; }
 
     // (c0 + c1)(c0 − c1) and 2·c0·c1: two base-field products.
     CUZK_HD fp2_t sqr() const {

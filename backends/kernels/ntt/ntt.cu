@@ -1,21 +1,15 @@
-// Radix-2 NTT over Fr, natural order in and out: a bit-reversing gather (fused with the
-// conversion to Montgomery form and any coset scaling), then decimation-in-time butterflies
-// in groups of up to NTT_SHARED_LOG stages per pass through shared memory, then a scaling pass
-// (out of Montgomery form, times 1/n or a geometric sequence for inverse transforms).
+// Radix-2 NTT over Fr, natural order in and out: decimation-in-time butterflies in groups of up
+// 10 stages per pass through shared memory (the host's SHARED_LOG). The first pass gathers in
+// bit-reversed order while entering Montgomery form (and applying a coset's powers); the last
+// pass leaves Montgomery form (times 1/n, and the inverse shift's powers, for inverse
+// transforms), so a transform of 2^24 elements is three passes over memory.
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
-
-#ifndef NTT_SHARED_LOG
-#define NTT_SHARED_LOG 10
-#endif
-#if NTT_SHARED_LOG < 1 || NTT_SHARED_LOG > 11
-#error "NTT_SHARED_LOG must be 1..11 (2^11 elements of 32 bytes fill 64 KiB of shared memory)"
-#endif
 
 // How a pass scales element i (Montgomery product with a factor): the factor is R^2 (enter
 // Montgomery form), the canonical 1 (leave it), a constant, or a geometric sequence
 // hi[i >> lo_bits]·lo[i & mask] built from two small tables.
-enum ScaleMode : int { TO_MONT = 0, FROM_MONT = 1, CONSTANT = 2, GEOMETRIC = 3 };
+enum ScaleMode : int { NO_SCALE = -1, TO_MONT = 0, FROM_MONT = 1, CONSTANT = 2, GEOMETRIC = 3 };
 
 __device__ __forceinline__ fr_t scale_factor(int mode, uint64_t i, const fr_t* hi,
                                              const fr_t* lo, uint32_t lo_bits) {
@@ -38,20 +32,16 @@ extern "C" __global__ void ntt_fill_table(const fr_t* hi, const fr_t* lo, uint32
     if (k < count) store_vec(out + k, scale_factor(GEOMETRIC, k, hi, lo, lo_bits));
 }
 
-// out[j] = in[bitrev(j)]·factor(bitrev(j)): the DIT input order, scaled on the way.
-extern "C" __global__ void ntt_bitrev_scale(const fr_t* in, fr_t* out, uint32_t log_n, int mode,
-                                            const fr_t* hi, const fr_t* lo, uint32_t lo_bits) {
-    const uint64_t j = global_thread();
-    if (j >> log_n) return;
-    const uint64_t src = __brevll(j) >> (64 - log_n);
-    store_vec(out + j, load_vec(in + src) * scale_factor(mode, src, hi, lo, lo_bits));
-}
-
-// Stages s .. s+K-1 of the DIT transform, in place. A block owns the 2^K elements that differ
-// only in index bits s .. s+K-1, for 2^J consecutive values of the low bits (so global
-// accesses come in runs of 2^J elements); it does their K stages in shared memory.
-extern "C" __global__ void ntt_stages(fr_t* data, const fr_t* tw, uint32_t log_n, uint32_t s,
-                                      uint32_t K, uint32_t J) {
+// Stages s .. s+K-1 of the DIT transform. A block owns the 2^K elements that differ only in
+// index bits s .. s+K-1, for 2^J consecutive values of the low bits (so global accesses come in
+// runs of 2^J elements), and does their K stages in shared memory. The first pass (s = 0,
+// J = 0) gathers its input from src in bit-reversed order, scaled by the entry factor; the last
+// pass scales its output by the exit factor (mode NO_SCALE: neither).
+extern "C" __global__ void ntt_stages(const fr_t* src, fr_t* data, const fr_t* tw, uint32_t log_n,
+                                      uint32_t s, uint32_t K, uint32_t J, int entry_mode,
+                                      const fr_t* entry_hi, const fr_t* entry_lo,
+                                      uint32_t entry_bits, int exit_mode, const fr_t* exit_hi,
+                                      const fr_t* exit_lo, uint32_t exit_bits) {
     extern __shared__ uint4 shared_raw[];
     fr_t* sh = reinterpret_cast<fr_t*>(shared_raw);
     const uint32_t size = 1u << (K + J);
@@ -62,7 +52,14 @@ extern "C" __global__ void ntt_stages(fr_t* data, const fr_t* tw, uint32_t log_n
     const uint64_t base = ((blk >> low_blocks_log) << (s + K)) | (lo0 << J);
 
     for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-        sh[e] = load_vec(data + base + ((uint64_t)(e >> J) << s) + (e & jmask));
+        const uint64_t i = base + ((uint64_t)(e >> J) << s) + (e & jmask);
+        if (entry_mode == NO_SCALE) {
+            store_vec(sh + e, load_vec(data + i));
+        } else {
+            const uint64_t from = __brevll(i) >> (64 - log_n);
+            const fr_t factor = scale_factor(entry_mode, from, entry_hi, entry_lo, entry_bits);
+            store_vec(sh + e, load_vec(src + from) * factor);
+        }
     }
     __syncthreads();
     const uint32_t half = size >> 1;
@@ -76,21 +73,19 @@ extern "C" __global__ void ntt_stages(fr_t* data, const fr_t* tw, uint32_t log_n
             const uint32_t ea = (mid_a << J) | lo;
             const uint32_t eb = ea + (1u << (st + J));
             const uint64_t j = ((uint64_t)(mid_a & low_mid) << s) | (lo0 << J) | lo;
-            const fr_t a = sh[ea];
-            const fr_t b = sh[eb] * load_vec(tw + (j << tw_shift));
-            sh[ea] = a + b;
-            sh[eb] = a - b;
+            const fr_t a = load_vec(sh + ea);
+            const fr_t b = load_vec(sh + eb) * load_vec(tw + (j << tw_shift));
+            store_vec(sh + ea, a + b);
+            store_vec(sh + eb, a - b);
         }
         __syncthreads();
     }
     for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-        store_vec(data + base + ((uint64_t)(e >> J) << s) + (e & jmask), sh[e]);
+        const uint64_t i = base + ((uint64_t)(e >> J) << s) + (e & jmask);
+        fr_t value = load_vec(sh + e);
+        if (exit_mode != NO_SCALE) {
+            value = value * scale_factor(exit_mode, i, exit_hi, exit_lo, exit_bits);
+        }
+        store_vec(data + i, value);
     }
-}
-
-// data[i] <- data[i]·factor(i), in place (leaves Montgomery form; see ScaleMode).
-extern "C" __global__ void ntt_scale(fr_t* data, uint64_t n, int mode, const fr_t* hi,
-                                     const fr_t* lo, uint32_t lo_bits) {
-    const uint64_t i = global_thread();
-    if (i < n) store_vec(data + i, load_vec(data + i) * scale_factor(mode, i, hi, lo, lo_bits));
 }

@@ -1,0 +1,562 @@
+"""Conformance checks: each hook of a backend against the CPU reference on small random and edge
+inputs (scalars 0, 1, r−1, all-0/1 vectors, infinity, repeated and opposite points), and a
+byte-identical proof for a fixed seed on a tiny circuit.
+
+One list, :data:`CHECKS`, serves ``cuzk backends --check NAME`` and the pytest kit alike. A check
+draws its inputs from ``check.rng(seed)``, so a seed replays it wherever it runs. Sizes stay at 64
+points or values at most because the reference is plain Python.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import attrs
+import numpy as np
+
+from cuzk_core.backend import Backend
+from cuzk_core.curve.g1 import G1_GENERATOR, G1_OPS
+from cuzk_core.curve.g2 import G2_GENERATOR, G2_OPS
+from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
+from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16.prover import prove
+from cuzk_core.groth16.qap import with_input_rows
+from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
+from cuzk_core.plugins import Plugins, load_plugins
+from cuzk_core.profile import load_profile
+from cuzk_core.r1cs import ConstraintSystem, LinearCombination, R1CSMatrices, SparseMatrix
+from cuzk_core.timing import Timer
+
+REFERENCE = "cpu"
+"""The backend every other one is held to."""
+R = FR_MODULUS
+PINNING = ("none", "register", "pool")
+KEY_STORAGE = ("device", "host", "stream", "mmap")
+MSM_PROFILES = ({}, {"msm.split_01": True}, {"msm.signed_digits": False})
+"""Profile changes every edge-input MSM runs under: both digit encodings and the 0/1 split."""
+GROUPS = {"g1": (G1_OPS, G1_GENERATOR, G1Affines), "g2": (G2_OPS, G2_GENERATOR, G2Affines)}
+NOT_IMPLEMENTED = "not implemented (optional hook)"
+
+
+class CheckFailed(AssertionError):
+    """A backend's answer differs from the reference's or breaks the hook contract."""
+
+
+@attrs.frozen
+class Subject:
+    """The backend under test, by name, and the reference it must match."""
+
+    name: str
+    plugins: Plugins
+    reference: Backend
+
+    def backend(self, **changes: Any) -> Backend:
+        """The backend under test with profile ``changes`` (dotted keys: ``msm.split_01``)."""
+        profile = load_profile(REFERENCE, {"backend": self.name, **changes})
+        return self.plugins.backend(profile, Timer(level=0))
+
+
+def subject(name: str, plugins: Plugins | None = None) -> Subject:
+    """The subject for backend ``name``; BackendUnavailable when it or the reference can't run."""
+    plugins = plugins if plugins is not None else load_plugins()
+    plugins.backend(load_profile(REFERENCE, {"backend": name}))  # unknown, broken: fail now
+    return Subject(name, plugins, plugins.backend(load_profile(REFERENCE), Timer(level=0)))
+
+
+@attrs.frozen
+class Check:
+    """One check of one hook: ``run`` raises on a failure, or returns why it did not apply."""
+
+    hook: str
+    case: str
+    run: Callable[[Subject, random.Random], str | None] = attrs.field(repr=False)
+
+    @property
+    def id(self) -> str:
+        """``hook:case``, unique among the checks."""
+        return f"{self.hook}:{self.case}"
+
+    def rng(self, seed: int) -> random.Random:
+        """This check's randomness under ``seed``, whichever checks ran before it."""
+        return random.Random(f"{seed}:{self.id}")
+
+
+@attrs.frozen
+class Outcome:
+    """How a check went: ``error`` (one line) when it failed, ``note`` when it did not apply."""
+
+    check: Check
+    error: str | None = None
+    note: str | None = None
+
+
+def run_check(check: Check, checked: Subject, seed: int) -> Outcome:
+    """Run one check; any exception (a mismatch, a crash, a missing hook) is a failure."""
+    try:
+        note = check.run(checked, check.rng(seed))
+    except Exception as exc:
+        text = " ".join(str(exc).split())
+        if not isinstance(exc, CheckFailed):
+            text = f"{type(exc).__name__}: {text}"[:300]
+        return Outcome(check, error=text)
+    return Outcome(check, note=note)
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def random_scalars(rng: random.Random, n: int) -> list[int]:
+    """``n`` uniform elements of Fr."""
+    return [rng.randrange(R) for _ in range(n)]
+
+
+_SPECIALS = (0, 1, 2, R - 1, R - 2, (R - 1) // 2, 1 << 254, (1 << 128) - 1)
+SCALAR_KINDS: dict[str, Callable[[random.Random, int], list[int]]] = {
+    "random": random_scalars,
+    "zeros": lambda rng, n: [0] * n,
+    "ones": lambda rng, n: [1] * n,
+    "r-1": lambda rng, n: [R - 1] * n,
+    "bits": lambda rng, n: [rng.randrange(2) for _ in range(n)],
+    "one-hot": lambda rng, n: [int(i == n - 1) for i in range(n)],
+    "specials": lambda rng, n: [_SPECIALS[i % len(_SPECIALS)] for i in range(n)],
+    "mixed": lambda rng, n: [rng.choice([0, 1, R - 1, rng.randrange(R)]) for _ in range(n)],
+}
+"""Scalar vectors by name: random, and the edge cases bucket methods get wrong."""
+
+
+def random_points(group: str, rng: random.Random, n: int) -> list:
+    """``n`` distinct subgroup points ``P + i·Q`` of ``group`` (affine): cheap in bulk."""
+    ops, generator, _ = GROUPS[group]
+    lifted = ops.add_affine(ops.infinity, generator)
+    step = ops.batch_to_affine([ops.mul(lifted, rng.randrange(1, R))])[0]
+    current, points = ops.mul(lifted, rng.randrange(1, R)), []
+    for _ in range(n):
+        points.append(current)
+        current = ops.add_affine(current, step)
+    return ops.batch_to_affine(points)
+
+
+def edge_points(group: str, kind: str, rng: random.Random, n: int) -> list:
+    """``n`` points of one edge kind: some or all at infinity, one repeated, or ±P alternating."""
+    p, q = random_points(group, rng, 2)
+    if kind == "infinity":
+        return [None if i % 3 == 0 else (p, q)[i % 2] for i in range(n)]
+    if kind == "all-infinity":
+        return [None] * n
+    if kind == "repeated":
+        return [p] * n
+    return [p if i % 2 else GROUPS[group][0].neg_affine(p) for i in range(n)]
+
+
+POINT_KINDS = ("infinity", "all-infinity", "repeated", "opposite")
+
+
+class TinyCircuit:
+    """Squarings of ``x`` with boolean bits beside them, and one public output."""
+
+    name = "conformance-tiny"
+
+    def __init__(self, x: int, steps: int) -> None:
+        self.x, self.steps = x, steps
+
+    def knobs(self) -> dict[str, int]:
+        """The circuit's size knob."""
+        return {"steps": self.steps}
+
+    def public_inputs(self) -> list[int]:
+        """The last square."""
+        v = self.x
+        for i in range(self.steps):
+            v = (v * v + i) % R
+        return [v]
+
+    def synthesize(self, cs: ConstraintSystem) -> None:
+        """``v_{i+1} = v_i² + i`` and ``bit_i·(1 − bit_i) = 0``, then ``out = v_steps``."""
+        v = self.x
+        var = cs.alloc("x", v)
+        for i in range(self.steps):
+            bit = cs.alloc(f"bit{i}", i % 2)
+            cs.enforce(f"boolean{i}", bit, 1 - bit, LinearCombination())
+            v = (v * v + i) % R
+            nxt = cs.alloc(f"v{i}", v)
+            cs.enforce(f"square{i}", var, var, nxt - i)
+            var = nxt
+        out = cs.alloc_input("out", v)
+        cs.enforce("output", var, cs.one, out)
+
+
+# ---------------------------------------------------------------- comparisons
+
+
+def _kind(value: Any) -> str:
+    shape = getattr(value, "shape", None)
+    return f"{type(value).__name__}" + (f" {value.dtype} {shape}" if shape is not None else "")
+
+
+def _hex(row: np.ndarray) -> str:
+    return hex(limbs_to_ints(np.asarray(row, dtype=np.uint64).reshape(1, -1))[0])
+
+
+def same_scalars(got: Any, want: np.ndarray, what: str) -> None:
+    """``got`` is a uint64 array of the reference's shape and values."""
+    if not isinstance(got, np.ndarray) or got.dtype != np.uint64 or got.shape != want.shape:
+        raise CheckFailed(f"{what}: returned {_kind(got)}, expected uint64 {want.shape}")
+    if not np.array_equal(got, want):
+        row = int(np.nonzero((got != want).reshape(len(want), -1).any(axis=1))[0][0])
+        raise CheckFailed(
+            f"{what}: row {row} is {_hex(got[row])}, the reference gives {_hex(want[row])}"
+        )
+
+
+def _point(batch: G1Affines | G2Affines) -> str:
+    if batch.infinity[0]:
+        return "infinity" if not batch.coords.any() else "infinity with nonzero coordinates"
+    return f"x = {_hex(batch.coords[0].reshape(-1, 6)[0])[:18]}…"
+
+
+def same_point(got: Any, want: G1Affines | G2Affines, what: str) -> None:
+    """``got`` is a one-point batch of the reference's type, equal to it in every limb."""
+    if not isinstance(got, type(want)) or len(got) != 1:
+        raise CheckFailed(f"{what}: returned {_kind(got)}, expected one {type(want).__name__}")
+    if not got.equals(want):
+        raise CheckFailed(f"{what}: {_point(got)}, the reference gives {_point(want)}")
+
+
+def unchanged(arrays: list[np.ndarray], copies: list[np.ndarray], what: str) -> None:
+    """The hook left its input arrays as they were."""
+    if not all(np.array_equal(a, c) for a, c in zip(arrays, copies, strict=True)):
+        raise CheckFailed(f"{what} modified its input")
+
+
+def _short(value: int) -> str:
+    return str(value) if value < 1 << 16 else f"{value:#x}"[:12] + "…"
+
+
+def _changes(changes: dict[str, Any]) -> str:
+    return "".join(f", {key}={value}" for key, value in changes.items())
+
+
+# ---------------------------------------------------------------- backend info and memory
+
+
+def _backend_info(checked: Subject, rng: random.Random) -> None:
+    info = checked.plugins.backends[checked.name]
+    if info.name != checked.name or not isinstance(info.version, str) or not info.version:
+        raise CheckFailed(f"cuzk_backend_info says name {info.name!r}, version {info.version!r}")
+
+
+def _memory(pinning: str) -> dict[str, Any]:
+    return {"memory.pinning": pinning, "memory.pool_mib": 4}
+
+
+def _alloc_host(pinning: str, checked: Subject, rng: random.Random) -> None:
+    backend = checked.backend(**_memory(pinning))
+    for shape in ((1, 4), (257, 4), (3, 2, 6)):
+        buffer = backend.alloc_host(shape, "uint64", "conformance")
+        if not isinstance(buffer, np.ndarray) or buffer.shape != shape or buffer.dtype != np.uint64:
+            raise CheckFailed(f"alloc_host({shape}, 'uint64') returned {_kind(buffer)}")
+        if buffer.any():
+            raise CheckFailed(f"alloc_host({shape}) is not zeroed")
+        buffer[...] = 7
+        if not (buffer == 7).all():
+            raise CheckFailed(f"alloc_host({shape}) does not keep what is written to it")
+        backend.release(buffer)
+
+
+def _host_arrays(rng: random.Random) -> tuple[G1Affines, np.ndarray]:
+    points = G1Affines.from_points(random_points("g1", rng, 16))
+    return points, ints_to_limbs(random_scalars(rng, 16))
+
+
+def _pin(pinning: str, checked: Subject, rng: random.Random) -> None:
+    backend = checked.backend(**_memory(pinning))
+    points, scalars = _host_arrays(rng)
+    arrays = [points.coords, scalars]
+    copies = [a.copy() for a in arrays]
+    handle = backend.pin(arrays, "params")
+    unchanged(arrays, copies, "pin")
+    backend.unpin(handle)
+
+
+def _unpin(pinning: str, checked: Subject, rng: random.Random) -> None:
+    backend = checked.backend(**_memory(pinning))
+    points, scalars = _host_arrays(rng)
+    backend.unpin(backend.pin([points.coords, scalars], "params"))
+    want = checked.reference.msm_g1(points, scalars, "a")
+    same_point(backend.msm_g1(points, scalars, "a"), want, "G1 MSM on arrays pinned and unpinned")
+
+
+def _upload(storage: str, checked: Subject, rng: random.Random) -> None:
+    backend = checked.backend(**{"memory.key_storage": storage})
+    for group, purpose in (("g1", "a"), ("g2", "b_g2")):
+        points = GROUPS[group][2].from_points(random_points(group, rng, 16))
+        scalars = ints_to_limbs(random_scalars(rng, 16))
+        want = _msm(checked.reference, group, points, scalars)
+        pinned = backend.pin([points.coords, scalars], "params")
+        handle = backend.upload(points, purpose)
+        for window_bits in (None, 4):
+            got = _msm(backend, group, handle, scalars, window_bits)
+            same_point(got, want, f"{group} MSM on uploaded bases, window_bits={window_bits}")
+        backend.release(handle)
+        backend.unpin(pinned)
+
+
+def _release(checked: Subject, rng: random.Random) -> None:
+    for storage in KEY_STORAGE:
+        backend = checked.backend(**{"memory.key_storage": storage})
+        points, scalars = _host_arrays(rng)
+        backend.release(backend.upload(points, "a"))
+        handle = backend.upload(points, "a")
+        want = checked.reference.msm_g1(points, scalars, "a")
+        same_point(backend.msm_g1(handle, scalars, "a"), want, f"upload after a release, {storage}")
+        backend.release(handle)
+        backend.release(backend.alloc_host((8, 4), "uint64", "conformance"))
+
+
+# ---------------------------------------------------------------- synthesis
+
+
+def _same_matrices(got: R1CSMatrices, want: R1CSMatrices, what: str) -> None:
+    for size in ("num_inputs", "num_aux", "num_constraints"):
+        if getattr(got, size) != getattr(want, size):
+            raise CheckFailed(f"{what}: {size} is {getattr(got, size)}, not {getattr(want, size)}")
+    for name in ("a", "b", "c"):
+        mine, theirs = getattr(got, name), getattr(want, name)
+        for part in ("indptr", "cols", "coeffs"):
+            if not np.array_equal(getattr(mine, part), getattr(theirs, part)):
+                raise CheckFailed(f"{what}: matrix {name.upper()} differs in {part}")
+
+
+def _synthesize(checked: Subject, rng: random.Random) -> None:
+    backend = checked.backend()
+    for x in (0, 1, R - 1, rng.randrange(R)):
+        circuit = TinyCircuit(x, steps=5)
+        got, want = backend.synthesize(circuit), checked.reference.synthesize(circuit)
+        _same_matrices(got.matrices, want.matrices, f"x={_short(x)}")
+        same_scalars(got.witness, want.witness, f"witness for x={_short(x)}")
+
+
+def _random_matrix(rng: random.Random, rows: int, cols: int) -> SparseMatrix:
+    coeffs = (1, 2, R - 1, R - 2)
+    entries = []
+    for _ in range(rows):
+        picks = sorted(rng.sample(range(cols), min(cols, rng.choice([0, 1, 2, 3, cols]))))
+        entries.append([(col, rng.choice([*coeffs, rng.randrange(1, R)])) for col in picks])
+    return SparseMatrix.from_rows(entries, cols)
+
+
+def _evaluate_r1cs(kind: str, checked: Subject, rng: random.Random) -> None:
+    backend = checked.backend()
+    for rows, cols in ((1, 2), (16, 9), (64, 40)):
+        matrices = R1CSMatrices(
+            num_inputs=2,
+            num_aux=cols - 2,
+            num_constraints=rows,
+            a=_random_matrix(rng, rows, cols),
+            b=_random_matrix(rng, rows, cols),
+            c=_random_matrix(rng, rows, cols),
+        )
+        witness = ints_to_limbs([1, *SCALAR_KINDS[kind](rng, cols - 1)])
+        copy = witness.copy()
+        got = backend.evaluate_r1cs(matrices, witness)
+        want = checked.reference.evaluate_r1cs(matrices, witness)
+        if not isinstance(got, tuple) or len(got) != 3:
+            raise CheckFailed(f"returned {_kind(got)}, expected a tuple (a, b, c)")
+        for name, mine, theirs in zip("abc", got, want, strict=True):
+            same_scalars(mine, theirs, f"{rows}×{cols}, {name}")
+        unchanged([witness], [copy], "evaluate_r1cs")
+
+
+# ---------------------------------------------------------------- NTT and the quotient step
+
+NTT_HOOKS = ("cuzk_ntt", "cuzk_intt", "cuzk_coset_ntt", "cuzk_coset_intt")
+NTT_KINDS = ("random", "zeros", "ones", "r-1", "one-hot")
+
+
+def _ntt(hook: str, kind: str, checked: Subject, rng: random.Random) -> None:
+    backend, method = checked.backend(), hook.removeprefix("cuzk_")
+    for log_n in (0, 1, 2, 3, 6):
+        for generator in (BELLPERSON_GENERATOR, SNARKJS_GENERATOR):
+            domain = EvaluationDomain(log_n, generator)
+            values = ints_to_limbs(SCALAR_KINDS[kind](rng, domain.size))
+            copy = values.copy()
+            shifts: tuple[int | None, ...] = (None,)
+            if "coset" in hook:  # bellperson's 7, snarkjs's ω_2n, anything else
+                omega_2n = EvaluationDomain(log_n + 1, generator).omega
+                shifts = (7, omega_2n, rng.randrange(1, R))
+            for shift in shifts:
+                args = (values, domain) if shift is None else (values, domain, shift)
+                got = getattr(backend, method)(*args)
+                what = f"n={domain.size}, generator {generator}"
+                what += f", shift {_short(shift)}" if shift is not None else ""
+                same_scalars(got, getattr(checked.reference, method)(*args), what)
+                if np.shares_memory(got, values):
+                    raise CheckFailed(f"{what}: returned a view of its input, not a new array")
+            unchanged([values], [copy], method)
+
+
+def _quotient(kind: str, checked: Subject, rng: random.Random) -> None:
+    backend = checked.backend()
+    for n in (1, 3, 64):
+        a = ints_to_limbs(SCALAR_KINDS[kind](rng, n))
+        b = ints_to_limbs(random_scalars(rng, n))
+        c = ints_to_limbs(SCALAR_KINDS["mixed"](rng, n))
+        copies = [a.copy(), b.copy(), c.copy()]
+        for scale in (0, 1, R - 1, rng.randrange(R)):
+            got = backend.quotient_pointwise(a, b, c, scale)
+            want = checked.reference.quotient_pointwise(a, b, c, scale)
+            same_scalars(got, want, f"n={n}, scale {_short(scale)}")
+        unchanged([a, b, c], copies, "quotient_pointwise")
+
+
+# ---------------------------------------------------------------- MSM
+
+
+def _msm(
+    backend: Backend, group: str, bases: Any, scalars: np.ndarray, window_bits: int | None = None
+) -> G1Affines | G2Affines:
+    call = backend.msm_g1 if group == "g1" else backend.msm_g2
+    return call(bases, scalars, "conformance", window_bits)
+
+
+def check_msm(
+    checked: Subject,
+    group: str,
+    points: list,
+    scalars: list[int],
+    profiles: tuple[dict[str, Any], ...] = ({},),
+    windows: tuple[int | None, ...] = (None,),
+) -> None:
+    """The backend's MSM equals the reference's under each profile change and window size."""
+    bases = GROUPS[group][2].from_points(points)
+    limbs = ints_to_limbs(scalars)
+    inputs = [bases.coords, bases.infinity, limbs]
+    copies = [a.copy() for a in inputs]
+    want = _msm(checked.reference, group, bases, limbs)
+    for changes in profiles:
+        backend = checked.backend(**changes)
+        for window_bits in windows:
+            what = f"{len(points)} points, window_bits={window_bits}{_changes(changes)}"
+            same_point(_msm(backend, group, bases, limbs, window_bits), want, what)
+    unchanged(inputs, copies, f"msm_{group}")
+
+
+def _msm_random(group: str, n: int, checked: Subject, rng: random.Random) -> None:
+    points, scalars = random_points(group, rng, n), random_scalars(rng, n)
+    check_msm(checked, group, points, scalars, windows=(None, 4, 9))
+
+
+def _msm_scalars(group: str, kind: str, checked: Subject, rng: random.Random) -> None:
+    n = 64 if group == "g1" else 32
+    points = random_points(group, rng, n)
+    check_msm(checked, group, points, SCALAR_KINDS[kind](rng, n), MSM_PROFILES, (None, 4))
+
+
+def _msm_points(group: str, kind: str, checked: Subject, rng: random.Random) -> None:
+    n = 64 if group == "g1" else 32
+    points = edge_points(group, kind, rng, n)
+    for scalars in (SCALAR_KINDS["mixed"](rng, n), [1] * n):
+        check_msm(checked, group, points, scalars, MSM_PROFILES, (None, 4))
+
+
+# ---------------------------------------------------------------- optional measurement hooks
+
+
+def _bench_clock(checked: Subject, rng: random.Random) -> str | None:
+    backend = checked.backend()
+    clock = backend.device_clock()
+    if clock is None:
+        return NOT_IMPLEMENTED
+    domain = EvaluationDomain(6)
+    values = ints_to_limbs(random_scalars(rng, domain.size))
+    result, ms = clock.time(lambda: backend.ntt(values, domain))
+    same_scalars(result, checked.reference.ntt(values, domain), "the timed work's result")
+    if not isinstance(clock.name, str) or not clock.name:
+        raise CheckFailed(f"the clock's name is {clock.name!r}")
+    if not isinstance(ms, (int, float)) or not ms >= 0:
+        raise CheckFailed(f"the clock measured {ms!r} ms")
+    return None
+
+
+def _device_memory(checked: Subject, rng: random.Random) -> str | None:
+    used = checked.backend().device_memory()
+    if used is None:
+        return NOT_IMPLEMENTED
+    if not isinstance(used, (int, np.integer)) or used < 0:
+        raise CheckFailed(f"returned {used!r}, expected a byte count")
+    return None
+
+
+# ---------------------------------------------------------------- whole proofs
+
+PROOF_SEED = 3
+PROOF_PROFILES = (
+    {},
+    {
+        "msm.split_01": True,
+        "memory.pinning": "pool",
+        "memory.pool_mib": 4,
+        "memory.key_storage": "device",
+    },
+)
+
+
+def _synthesizer(backend: Backend, circuit: TinyCircuit) -> Callable[[], tuple]:
+    def synthesize() -> tuple:
+        synthesized = backend.synthesize(circuit)
+        return with_input_rows(synthesized.matrices), synthesized.witness
+
+    return synthesize
+
+
+def _proof(checked: Subject, rng: random.Random) -> None:
+    circuit = TinyCircuit(5, steps=6)
+    reference = checked.reference
+    key = generate_parameters(_synthesizer(reference, circuit)()[0], seed=11)
+    want = prove(reference, _synthesizer(reference, circuit), lambda: key, seed=PROOF_SEED)
+    for changes in PROOF_PROFILES:
+        backend = checked.backend(**changes)
+        got = prove(backend, _synthesizer(backend, circuit), lambda: key, seed=PROOF_SEED)
+        if got.proof.to_bytes() != want.proof.to_bytes():
+            raise CheckFailed(f"proof bytes differ from the reference's{_changes(changes)}")
+
+
+# ---------------------------------------------------------------- the list
+
+
+def _build() -> Iterator[Check]:
+    partial = functools.partial
+    yield Check("cuzk_backend_info", "name-and-version", _backend_info)
+    for hook, run in (("cuzk_alloc_host", _alloc_host), ("cuzk_pin", _pin), ("cuzk_unpin", _unpin)):
+        for pinning in PINNING:
+            yield Check(hook, f"pinning={pinning}", partial(run, pinning))
+    for storage in KEY_STORAGE:
+        yield Check("cuzk_upload", f"key_storage={storage}", partial(_upload, storage))
+    yield Check("cuzk_release", "every-key-storage", _release)
+    yield Check("cuzk_synthesize", "tiny-circuit", _synthesize)
+    for kind in ("random", "ones", "r-1", "bits", "mixed"):
+        yield Check("cuzk_evaluate_r1cs", f"witness={kind}", partial(_evaluate_r1cs, kind))
+    for hook in NTT_HOOKS:
+        for kind in NTT_KINDS:
+            yield Check(hook, kind, partial(_ntt, hook, kind))
+    for kind in ("random", "zeros", "ones", "r-1", "mixed"):
+        yield Check("cuzk_quotient_pointwise", kind, partial(_quotient, kind))
+    for group in GROUPS:
+        hook = f"cuzk_msm_{group}"
+        for n in (1, 2, 3, 64):
+            yield Check(hook, f"random-{n}", partial(_msm_random, group, n))
+        for kind in [k for k in SCALAR_KINDS if k != "random"]:
+            yield Check(hook, f"scalars={kind}", partial(_msm_scalars, group, kind))
+        for kind in POINT_KINDS:
+            yield Check(hook, f"points={kind}", partial(_msm_points, group, kind))
+    yield Check("cuzk_bench_clock", "optional", _bench_clock)
+    yield Check("cuzk_device_memory", "optional", _device_memory)
+    yield Check("proof", f"tiny-circuit-seed-{PROOF_SEED}", _proof)
+
+
+CHECKS: tuple[Check, ...] = tuple(_build())
+"""Every check, grouped by hook in hookspec order; ``proof`` (all hooks together) comes last."""
