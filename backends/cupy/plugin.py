@@ -7,6 +7,7 @@ unless ``ctx.backend`` is ``"cupy"``; CUDA failures become one-line :class:`GpuE
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -249,7 +250,7 @@ class CudaEventClock:
 
     name = "cuda-events"
 
-    def time(self, work):
+    def time(self, work: Callable[[], Any]) -> tuple[Any, float]:
         """Run ``work``; its result and the elapsed device milliseconds."""
         cupy = device.cupy_module()
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()

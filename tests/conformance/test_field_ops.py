@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, random_scalars, require_size
+from conformance_support import REFERENCE, random_scalars, require_size
 
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints

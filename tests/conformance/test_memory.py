@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import random_points, random_scalars
+from conformance_support import random_points, random_scalars
 
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 
@@ -33,8 +33,8 @@ def test_upload_then_msm(backend_name, make_backend, reference, rng, storage, pi
     changes = {"memory.key_storage": storage, "memory.pinning": pinning, "memory.pool_mib": 1}
     backend = make_backend(**changes)
     for group, batch in (("g1", G1Affines), ("g2", G2Affines)):
-        points = batch.from_points(random_points(group, rng, 300))
-        scalars = ints_to_limbs(random_scalars(rng, 300)).reshape(-1, 4)
+        points = batch.from_points(random_points(group, rng, 100))
+        scalars = ints_to_limbs(random_scalars(rng, 100)).reshape(-1, 4)
         pinned = backend.pin([points.coords, scalars], "params")
         handle = backend.upload(points, group)
         call = backend.msm_g1 if group == "g1" else backend.msm_g2

@@ -4,7 +4,7 @@ every window size, signed and unsigned digits, split 0/1 scalars."""
 from __future__ import annotations
 
 import pytest
-from conftest import (
+from conformance_support import (
     CPU_LIMIT,
     GPU_BACKENDS,
     REFERENCE,

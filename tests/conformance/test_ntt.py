@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, random_scalars, require_size
+from conformance_support import REFERENCE, random_scalars, require_size
 
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 import pytest
-from conftest import REFERENCE, backend_for
+from conformance_support import REFERENCE, backend_for
 
 from cuzk_core.circuits import PorepLite
 from cuzk_core.groth16.prover import prove
