@@ -3,7 +3,8 @@
 # (its toxic waste is not destroyed with any care: never use it for real keys).
 #   tests/circom/make_ptau.sh [POWER] [OUT]   (default: 10 and tests/circom/pot10_final.ptau)
 # The committed pot10_final.ptau came from `tests/circom/make_ptau.sh 10` (snarkjs 0.7.6, about
-# 20 s on 2 cores); `prepare phase2` dominates and grows ~5x per two powers (2^12: 90 s).
+# 20 s on 2 cores); `prepare phase2` dominates and grows ~5x per two powers (2^12: 90 s; 2^16:
+# about an hour on a shared 2-core machine, which is what bench/snarkjs_vs_cuzk.py needs).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 power="${1:-10}"
