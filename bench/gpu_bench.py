@@ -1,4 +1,4 @@
-"""GPU benchmarks of the cupy backend: MSM (G1, G2), NTT, whole proofs; results as JSON.
+"""GPU benchmarks of a GPU backend (cupy, pycuda): MSM (G1, G2), NTT, whole proofs, as JSON.
 
 Timing: CUDA events around each call, median of ``--runs`` after one warm-up run. "device"
 figures start with bases and scalars in device memory; "host" figures include copying both
@@ -7,12 +7,16 @@ the size (generating 2^24 distinct points in Python would take hours; the arithm
 bucket addition is the same), checked once per size against the MSM over the distinct points
 with the scalars folded onto them.
 
-    python bench/gpu_bench.py --out bench/results/2026-12-01-h200-cupy.json [--quick]
+    python bench/gpu_bench.py --out bench/results/2026-12-01-h200-cupy.json [--backend pycuda]
+
+Everything runs through the shared GPU driver (cuzk_backend_gpu) of the chosen backend's
+plugin, inside its device scope; bench/gpu_compare.py times two backends side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import platform
@@ -26,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from cuzk_backend_cupy import device, memory, msm, ntt
+from cuzk_backend_gpu import msm, ntt
+from cuzk_backend_gpu.driver import DeviceArray, EventClock
+from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_core.circuits import PorepLite
 from cuzk_core.curve.g1 import (
     G1_GENERATOR,
@@ -59,8 +65,9 @@ REPO = Path(__file__).resolve().parents[1]
 DISTINCT = {"g1": 1 << 14, "g2": 1 << 12}
 
 
+@functools.cache
 def _points(group: str, count: int) -> G1Affines | G2Affines:
-    """``count`` distinct subgroup points P + i·Q."""
+    """``count`` distinct subgroup points P + i·Q (made once per process)."""
     if group == "g1":
         gen, mul, add, lift, to_affine, batch = (
             G1_GENERATOR,
@@ -96,19 +103,33 @@ def _scalars(n: int, seed: int) -> np.ndarray:
     return out
 
 
-def _time(work: Callable[[], Any], runs: int) -> tuple[list[float], Any]:
+def gpu_plugin(name: str) -> GpuPlugin:
+    """The registered plugin of GPU backend ``name``, checked to run here."""
+    plugin = load_plugins().pm.get_plugin(name)
+    if not isinstance(plugin, GpuPlugin):
+        raise SystemExit(f"{name!r} is not a GPU backend of the shared driver")
+    plugin.gpu.require()
+    return plugin
+
+
+def _time(gp: GpuPlugin, work: Callable[[], Any], runs: int) -> tuple[list[float], Any]:
     """CUDA-event milliseconds of ``runs`` calls after one warm-up; and the last result."""
-    cupy = device.cupy_module()
+    clock = EventClock(gp.gpu)
     result = work()
     times = []
     for _ in range(runs):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        result = work()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop))
+        result, ms = clock.time(work)
+        times.append(ms)
     return times, result
+
+
+def tiled(gp: GpuPlugin, small: DeviceArray, n: int) -> DeviceArray:
+    """The first ``n`` rows of ``small`` repeated, on the device."""
+    out = gp.gpu.empty((n, *small.shape[1:]), small.dtype)
+    for start in range(0, n, len(small)):
+        stop = min(n, start + len(small))
+        gp.gpu.copy_into(out[start:stop], small[: stop - start])
+    return out
 
 
 def _record(results: list, name: str, size: int, times: list[float], **extra: Any) -> None:
@@ -122,45 +143,53 @@ def _size(n: int) -> str:
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
-def bench_msm(group: str, logs: list[int], runs: int, results: list, host_logs: list[int]) -> None:
+def _device_msm(
+    gp: GpuPlugin,
+    ops: msm.Group,
+    coords: DeviceArray,
+    scalars: DeviceArray,
+    window_bits: int | None = None,
+    timer: Timer | None = None,
+) -> Any:
+    """Σ scalars·coords with both already on the device (the MSM of the "device" figures)."""
+    slices = lambda a, b: (coords[a:b], None)  # noqa: E731
+    timer = timer if timer is not None else Timer(0)
+    return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer)
+
+
+def msm_case(gp: GpuPlugin, group: str, log: int) -> tuple[Callable[[], Any], np.ndarray]:
+    """A device-resident MSM of 2^log tiled points with random scalars, and the host scalars."""
+    distinct = _points(group, DISTINCT[group])
+    small = gp.memory.upload_points(load_profile("h200"), distinct, resident=False)
+    n = 1 << log
+    coords = tiled(gp, small.coords, n)
+    scalars_host = _scalars(n, log)
+    scalars = gp.gpu.to_device(scalars_host).view(np.uint32)
+    return lambda: _device_msm(gp, msm.GROUPS[group], coords, scalars), scalars_host
+
+
+def bench_msm(
+    gp: GpuPlugin, group: str, logs: list[int], runs: int, results: list, host_logs: list[int]
+) -> None:
     """MSM with data on the device (and from host memory for ``host_logs``)."""
-    cupy = device.cupy_module()
-    profile = load_profile("h200")
     ops = msm.GROUPS[group]
     distinct = _points(group, DISTINCT[group])
-    small = memory.upload_points(profile, distinct, resident=False)
+    small = gp.memory.upload_points(load_profile("h200"), distinct, resident=False)
     for log in logs:
         n = 1 << log
-        reps = -(-n // len(distinct))
-        coords = cupy.tile(small.coords, (reps, 1))[:n]
-        scalars_host = _scalars(n, log)
-        scalars = cupy.asarray(scalars_host).view(np.uint32)
-
-        def run(coords=coords, scalars=scalars, split=False):
-            return msm.msm(
-                ops, lambda a, b: (coords[a:b], None), False, scalars, None, True, split, Timer(0)
-            )
-
-        times, total = _time(run, runs)
+        run, scalars_host = msm_case(gp, group, log)
+        times, total = _time(gp, run, runs)
         c = msm.auto_window_bits(n, True)
         _record(results, f"msm_{group}_device", n, times, window_bits=c)
         if log <= 20:
-            folded = _fold(scalars_host, len(distinct))
-            check = msm.msm(
-                ops,
-                lambda a, b: (small.coords[a:b], None),
-                False,
-                cupy.asarray(folded).view(np.uint32),
-                None,
-                True,
-                False,
-                Timer(0),
-            )
+            folded = gp.gpu.to_device(_fold(scalars_host, len(distinct))).view(np.uint32)
+            check = _device_msm(gp, ops, small.coords, folded)
             if not (g1_eq if group == "g1" else g2_eq)(total, check):
                 raise AssertionError(f"MSM {group} 2^{log} disagrees with its folded form")
         if log in host_logs:
-            _bench_from_host(group, distinct, reps, n, scalars_host, runs, results)
-        del coords, scalars
+            reps = -(-n // len(distinct))
+            _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results)
+        del run
 
 
 def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
@@ -172,7 +201,7 @@ def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
     return ints_to_limbs([s % FR_MODULUS for s in sums])
 
 
-def _bench_from_host(group, distinct, reps, n, scalars_host, runs, results) -> None:
+def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) -> None:
     """The MSM with bases and scalars copied from pageable, then page-locked, host memory."""
     batch = type(distinct)
     coords = np.tile(distinct.coords, (reps,) + (1,) * (distinct.coords.ndim - 1))[:n]
@@ -181,60 +210,41 @@ def _bench_from_host(group, distinct, reps, n, scalars_host, runs, results) -> N
     for label, pinning in (("pageable", "none"), ("pinned", "pool")):
         profile = load_profile("h200", {"memory.pinning": pinning})
         if pinning == "pool":
-            pinned = memory.alloc_host(profile, coords.shape, "uint64")
+            pinned = gp.memory.alloc_host(profile, coords.shape, "uint64")
             pinned[...] = coords
             points = batch(pinned, np.zeros(n, dtype=bool))
-            scal = memory.alloc_host(profile, scalars_host.shape, "uint64")
+            scal = gp.memory.alloc_host(profile, scalars_host.shape, "uint64")
             scal[...] = scalars_host
         else:
             scal = scalars_host
 
         def run(points=points, scal=scal, profile=profile):
-            bases = memory.upload_points(profile, points, resident=False)
-            scalars = memory.to_device(profile, scal).view(np.uint32)
-            return msm.msm(
-                ops,
-                lambda a, b: (bases.coords[a:b], None),
-                False,
-                scalars,
-                None,
-                True,
-                False,
-                Timer(0),
-            )
+            bases = gp.memory.upload_points(profile, points, resident=False)
+            scalars = gp.memory.to_device(profile, scal).view(np.uint32)
+            return _device_msm(gp, ops, bases.coords, scalars)
 
-        times, _ = _time(run, runs)
+        times, _ = _time(gp, run, runs)
         _record(results, f"msm_{group}_from_host_{label}", n, times)
 
 
 def bench_msm_windows(
-    group: str, logs: list[int], windows: list[int], runs: int, results: list
+    gp: GpuPlugin, group: str, logs: list[int], windows: list[int], runs: int, results: list
 ) -> None:
     """MSM on the device per window size, with the time of each step (sort, bucket sums,
     reduction on the device, window combination on the host) from CUZK_TIMING=2 spans."""
-    cupy = device.cupy_module()
     distinct = _points(group, DISTINCT[group])
-    small = memory.upload_points(load_profile("h200"), distinct, resident=False)
+    small = gp.memory.upload_points(load_profile("h200"), distinct, resident=False)
     for log in logs:
         n = 1 << log
-        coords = cupy.tile(small.coords, (-(-n // len(distinct)), 1))[:n]
-        scalars = cupy.asarray(_scalars(n, log)).view(np.uint32)
+        coords = tiled(gp, small.coords, n)
+        scalars = gp.gpu.to_device(_scalars(n, log)).view(np.uint32)
         for c in windows:
             timer = Timer(level=2, stream=io.StringIO())
 
-            def run(c=c, coords=coords, scalars=scalars, timer=timer):
-                return msm.msm(
-                    msm.GROUPS[group],
-                    lambda a, b: (coords[a:b], None),
-                    False,
-                    scalars,
-                    c,
-                    True,
-                    False,
-                    timer,
-                )
+            def run(c=c, timer=timer, coords=coords, scalars=scalars):
+                return _device_msm(gp, msm.GROUPS[group], coords, scalars, c, timer)
 
-            times, _ = _time(run, runs)
+            times, _ = _time(gp, run, runs)
             steps: dict[str, list[float]] = {}
             for span in timer.spans[-(runs * 5) :]:
                 if span.name.startswith("msm_"):
@@ -245,23 +255,29 @@ def bench_msm_windows(
         del coords, scalars
 
 
-def bench_ntt(logs: list[int], runs: int, results: list) -> None:
+def ntt_cases(gp: GpuPlugin, log: int) -> dict[str, Callable[[], Any]]:
+    """Forward, coset and inverse coset NTTs of 2^log random scalars on the device."""
+    domain = EvaluationDomain(log, 7)
+    values = gp.gpu.to_device(_scalars(1 << log, log))
+    w = domain.omega
+    return {
+        "ntt_device": lambda: ntt.forward(gp.gpu, values, log, w),
+        "coset_ntt_device": lambda: ntt.forward(gp.gpu, values, log, w, 7),
+        "coset_intt_device": lambda: ntt.inverse(gp.gpu, values, log, w, 7),
+    }
+
+
+def bench_ntt(gp: GpuPlugin, logs: list[int], runs: int, results: list) -> None:
     """Forward NTT (natural in and out) and coset NTT, data on the device."""
-    cupy = device.cupy_module()
     for log in logs:
-        domain = EvaluationDomain(log, 7)
-        values = cupy.asarray(_scalars(1 << log, log))
-        for name, work in (
-            ("ntt_device", lambda v=values, k=log, w=domain.omega: ntt.forward(v, k, w)),
-            ("coset_ntt_device", lambda v=values, k=log, w=domain.omega: ntt.forward(v, k, w, 7)),
-            ("coset_intt_device", lambda v=values, k=log, w=domain.omega: ntt.inverse(v, k, w, 7)),
-        ):
-            times, _ = _time(work, runs)
+        for name, work in ntt_cases(gp, log).items():
+            times, _ = _time(gp, work, runs)
             _record(results, name, 1 << log, times)
-        del values
 
 
-def _synthesizer(backend, circuit):
+def synthesizer(backend, circuit):
+    """The prover's ``synthesize`` callback for ``circuit`` on ``backend``."""
+
     def run():
         synthesized = backend.synthesize(circuit)
         return with_input_rows(synthesized.matrices), synthesized.witness
@@ -269,31 +285,36 @@ def _synthesizer(backend, circuit):
     return run
 
 
-def bench_prove(spec: str, backends: list[str], runs: int, results: list) -> None:
-    """Whole proofs of porep-lite (``"K,D"`` or a params folder), phases from the prover."""
+def prove_inputs(spec: str) -> tuple[PorepLite, Any]:
+    """The circuit and proving key of ``"K,D"`` (set up now) or of a params folder."""
     folder = Path(spec)
     if folder.is_dir():
         circuit_spec = params_dir.read_circuit_spec(folder)
         circuit = PorepLite(circuit_spec["challenges"], circuit_spec["depth"], circuit_spec["seed"])
-        key = files.read_params(folder / params_dir.PARAMS_FILE)
-    else:
-        challenges, depth = (int(x) for x in spec.split(","))
-        circuit = PorepLite(challenges, depth)
-        cs_backend = load_plugins().backend(load_profile("cpu"), Timer(0))
-        key = generate_parameters(_synthesizer(cs_backend, circuit)()[0], seed=1)
+        return circuit, files.read_params(folder / params_dir.PARAMS_FILE)
+    challenges, depth = (int(x) for x in spec.split(","))
+    circuit = PorepLite(challenges, depth)
+    cs_backend = load_plugins().backend(load_profile("cpu"), Timer(0))
+    return circuit, generate_parameters(synthesizer(cs_backend, circuit)()[0], seed=1)
+
+
+def bench_prove(spec: str, backends: list[str], runs: int, results: list) -> None:
+    """Whole proofs of porep-lite (``"K,D"`` or a params folder), phases from the prover."""
+    circuit, key = prove_inputs(spec)
     proofs = {}
     for name in backends:
-        profile = load_profile("h200" if name == "cupy" else "cpu")
+        gpu = name != "cpu"
+        profile = load_profile("h200", {"backend": name}) if gpu else load_profile("cpu")
         totals = []
         phases: dict[str, list[float]] = {}
-        for run in range(runs + (1 if name == "cupy" else 0)):
+        for run in range(runs + (1 if gpu else 0)):
             timer = Timer(level=0)
             backend = load_plugins().backend(profile, timer)
             start = time.perf_counter()
-            result = prove(backend, _synthesizer(backend, circuit), lambda: key, seed=1)
+            result = prove(backend, synthesizer(backend, circuit), lambda: key, seed=1)
             elapsed = (time.perf_counter() - start) * 1000
             proofs[name] = result.proof.to_bytes()
-            if name == "cupy" and run == 0:
+            if gpu and run == 0:
                 continue  # warm-up: kernels, twiddles, resident bases
             totals.append(elapsed)
             for phase, ms in timer.phase_totals().items():
@@ -311,35 +332,46 @@ def bench_prove(spec: str, backends: list[str], runs: int, results: list) -> Non
         assert len(set(proofs.values())) == 1, "backends disagree on the proof bytes"
 
 
-def environment(commit: str = "") -> dict[str, Any]:
-    """GPU, driver, CuPy, commit and host beside every figure."""
-    cupy = device.cupy_module()
-    props = cupy.cuda.runtime.getDeviceProperties(0)
+def _nvidia_driver() -> str:
+    """The NVIDIA driver's version as nvidia-smi reports it ("unknown" without nvidia-smi)."""
+    query = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
+    try:
+        out = subprocess.run(query, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return out.splitlines()[0] if out else "unknown"
+
+
+def environment(plugins: list[GpuPlugin], commit: str = "") -> dict[str, Any]:
+    """GPU, driver, libraries, compilers, commit and host beside every figure."""
     commit = (
         commit
         or subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
         ).stdout.strip()
     )
-    driver = cupy.cuda.runtime.driverGetVersion()
-    return {
-        "gpu": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
-        "sm": f"{props['major']}{props['minor']}",
-        "multiprocessors": props["multiProcessorCount"],
-        "driver_cuda": f"{driver // 1000}.{driver % 1000 // 10}",
-        "cupy": cupy.__version__,
-        "python": platform.python_version(),
-        "commit": commit or "unknown",
-        "profile": "h200",
-        "profile_digest": load_profile("h200").digest(),
-        "compile_ms": device.warm_up(),
-    }
+    first = plugins[0].gpu.adapter.describe()
+    env = {key: first[key] for key in ("gpu", "sm", "multiprocessors", "driver_cuda")}
+    env["nvidia_driver"] = _nvidia_driver()
+    for gp in plugins:
+        info = gp.gpu.adapter.describe()
+        env[gp.gpu.name] = {"library": info["library"], "compiler": info["compiler"]}
+        with gp.gpu.scope():
+            env[gp.gpu.name]["compile_ms"] = gp.gpu.warm_up()
+    env.update(
+        python=platform.python_version(),
+        commit=commit or "unknown",
+        profile="h200",
+        profile_digest=load_profile("h200").digest(),
+    )
+    return env
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the selected benchmarks and write one JSON file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
+    parser.add_argument("--backend", default="cupy", help="the GPU backend measured")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--msm-g1", default="16,20,22,24")
     parser.add_argument("--msm-g2", default="16,20")
@@ -354,20 +386,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prove-backends", default="cpu,cupy")
     args = parser.parse_args(argv)
     logs = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
+    gp = gpu_plugin(args.backend)
     for define in args.define:
         key, value = define.split("=")
-        device.KERNEL_DEFINES.setdefault("msm/msm.cu", {})[key] = int(value)
-    env = environment(args.commit)
-    env["defines"] = device.KERNEL_DEFINES
+        gp.gpu.defines.setdefault("msm/msm.cu", {})[key] = int(value)
+    env = environment([gp], args.commit)
+    env["defines"] = gp.gpu.defines
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
-    bench_ntt(logs(args.ntt), args.runs, results)
-    bench_msm_windows("g1", logs(args.sweep), logs(args.sweep_windows), 3, results)
-    bench_msm_windows("g2", logs(args.sweep_g2), logs(args.sweep_windows), 3, results)
-    bench_msm("g1", logs(args.msm_g1), args.runs, results, logs(args.host))
-    bench_msm("g2", logs(args.msm_g2), args.runs, results, [])
+    with gp.gpu.scope():
+        bench_ntt(gp, logs(args.ntt), args.runs, results)
+        bench_msm_windows(gp, "g1", logs(args.sweep), logs(args.sweep_windows), 3, results)
+        bench_msm_windows(gp, "g2", logs(args.sweep_g2), logs(args.sweep_windows), 3, results)
+        bench_msm(gp, "g1", logs(args.msm_g1), args.runs, results, logs(args.host))
+        bench_msm(gp, "g2", logs(args.msm_g2), args.runs, results, [])
     for spec in args.prove:
-        names = args.prove_backends.split(",") if "," in spec else ["cupy"]
+        names = args.prove_backends.split(",") if "," in spec else [args.backend]
         bench_prove(spec, names, max(1, args.runs // 2), results)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps({"environment": env, "results": results}, indent=1))

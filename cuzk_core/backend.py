@@ -30,6 +30,13 @@ class BackendInfo:
     reason: str = ""
     source: str = ""
     """Where it came from: the entry point and distribution (filled in by the plugin loader)."""
+    device: str = attrs.field(default="cpu", kw_only=True)
+    """Where the hooks compute: ``"cpu"`` for the host, else the accelerator (e.g. ``"cuda"``)."""
+
+    @property
+    def accelerated(self) -> bool:
+        """True when the hooks compute on an accelerator rather than the host CPU."""
+        return self.device != "cpu"
 
 
 @attrs.frozen

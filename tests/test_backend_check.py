@@ -8,6 +8,7 @@ import importlib.metadata
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import throwaway_plugins
@@ -17,6 +18,7 @@ from cuzk_core.conformance.checks import CHECKS
 from cuzk_core.plugins import REQUIRED_HOOKS, load_plugins
 
 OPTIONAL_HOOKS = {"cuzk_bench_clock", "cuzk_device_memory"}
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -82,7 +84,7 @@ def test_check_of_an_unusable_backend_exits_2(site, capsys, name, words):
 
 
 def _pytest(cwd, *args: str, site=None) -> subprocess.CompletedProcess:
-    """pytest in ``cwd``, a folder outside the repository, as a backend author would run it."""
+    """pytest in ``cwd`` (a folder outside the repository, unless it is the repository)."""
     kits = importlib.metadata.entry_points(group="pytest11")
     if not any(kit.value.startswith("cuzk_core.") for kit in kits):
         pytest.skip("the kit's pytest11 entry point is not installed (pip install -e .)")
@@ -93,18 +95,38 @@ def _pytest(cwd, *args: str, site=None) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
 
 
+def _collected(result: subprocess.CompletedProcess, prefix: str) -> list[str]:
+    """The test ids ``--collect-only -q`` printed, each without ``prefix``."""
+    return [line.removeprefix(prefix) for line in result.stdout.splitlines() if "::" in line]
+
+
+def test_kit_collects_the_repository_suite_from_outside_it(fastcpu, tmp_path):
+    args = ("--cuzk-backend", fastcpu, "--collect-only")
+    outside = _pytest(tmp_path, *args)
+    inside = _pytest(REPO, *args, "cuzk_core/conformance/suite")
+    assert outside.returncode == inside.returncode == 0, outside.stdout[-2000:]
+    tests = _collected(outside, "cuzk-conformance/")
+    assert tests == _collected(inside, "cuzk_core/conformance/suite/")
+    assert sum(t.startswith("test_hooks.py::") for t in tests) == len(CHECKS) < len(tests)
+
+
 def test_kit_runs_every_check_from_outside_the_repository(fastcpu, tmp_path):
-    result = _pytest(tmp_path, "--cuzk-backend", fastcpu, "--cuzk-seed", "7")
+    result = _pytest(tmp_path, "--cuzk-backend", fastcpu, "--cuzk-seed", "7", "-k", "test_hook")
     assert result.returncode == 0, result.stdout[-2000:]
     optional = sum(c.hook in OPTIONAL_HOOKS for c in CHECKS)
     assert f"{len(CHECKS) - optional} passed, {optional} skipped" in result.stdout
 
 
 def test_kit_fails_the_hook_with_the_bug(site, tmp_path):
-    result = _pytest(tmp_path, "--cuzk-backend", "buggy", "-k", "quotient or ntt", site=site)
+    selected = "test_hook and (quotient or ntt)"
+    result = _pytest(
+        tmp_path, "--cuzk-backend", "buggy", "-k", selected, "--cuzk-seed", "9", site=site
+    )
     assert result.returncode == 1
     assert "5 failed, 20 passed" in result.stdout
-    assert "FAILED cuzk-conformance::test_hook[cuzk_quotient_pointwise:zeros]" in result.stdout
+    assert "cuzk conformance: replay with --cuzk-seed 9" in result.stdout
+    failed = "FAILED cuzk-conformance/test_hooks.py::test_hook[buggy-cuzk_quotient_pointwise:zeros]"
+    assert failed in result.stdout
 
 
 def test_kit_refuses_an_unknown_backend(tmp_path):

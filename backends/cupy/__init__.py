@@ -1,1 +1,1 @@
-"""The CuPy backend: every heavy hook on an NVIDIA GPU, kernels compiled by NVRTC."""
+"""The CuPy backend: the shared GPU driver (cuzk_backend_gpu) over CuPy, kernels built by NVRTC."""

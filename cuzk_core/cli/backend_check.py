@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     """Run every check on backend ``args.check``: 0 when all pass, 1 when a hook fails."""
     checked = subject(args.check)  # BackendUnavailable: one line and exit 2
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
-    print(f"checking backend {args.check} against {REFERENCE} (seed {seed})", flush=True)
+    against = "the definitions" if checked.is_reference else REFERENCE
+    print(f"checking backend {args.check} against {against} (seed {seed})", flush=True)
     failing = [
         hook
         for hook in dict.fromkeys(check.hook for check in CHECKS)

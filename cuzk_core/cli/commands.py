@@ -160,7 +160,10 @@ def backends(args: argparse.Namespace) -> int:
         return backend_check.run(args)
     plugins = load_plugins()
     for info in sorted(plugins.backends.values(), key=lambda i: i.name):
-        status = "available" if info.available else f"unavailable: {info.reason}"
+        if info.available:
+            status = f"available ({info.reason})" if info.reason else "available"
+        else:
+            status = f"unavailable: {info.reason}"
         print(f"{info.name:<10} {info.version:<10} {status}")
         print(f"{'':<10} from {info.source}")
     for broken in plugins.broken:

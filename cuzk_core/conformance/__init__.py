@@ -1,6 +1,8 @@
-"""The conformance kit: every hook of a backend held to the CPU reference, bit for bit.
+"""The conformance suite: every hook of a backend held to the CPU reference, bit for bit.
 
-:mod:`~cuzk_core.conformance.checks` holds the checks; ``cuzk backends --check NAME`` runs them
-and reports per hook, and :mod:`~cuzk_core.conformance.pytest_plugin` (a ``pytest11`` entry point)
-runs them as tests under ``pytest --cuzk-backend NAME`` in a backend author's own repository.
+:mod:`~cuzk_core.conformance.checks` holds the checks and every helper of the suite; ``cuzk
+backends --check NAME`` runs the checks and reports per hook. :mod:`~cuzk_core.conformance.suite`
+holds the tests (each check, then larger inputs, every window, whole proofs), which
+:mod:`~cuzk_core.conformance.pytest_plugin` (a ``pytest11`` entry point) runs under ``pytest
+--cuzk-backend NAME`` in a backend author's repository and over every installed backend in cuzk's.
 """

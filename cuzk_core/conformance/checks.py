@@ -1,30 +1,34 @@
 """Conformance checks: each hook of a backend against the CPU reference on small random and edge
 inputs (scalars 0, 1, r−1, all-0/1 vectors, infinity, repeated and opposite points), and a
-byte-identical proof for a fixed seed on a tiny circuit.
+byte-identical proof for a fixed seed on a tiny circuit; and the helpers of the whole suite.
 
-One list, :data:`CHECKS`, serves ``cuzk backends --check NAME`` and the pytest kit alike. A check
-draws its inputs from ``check.rng(seed)``, so a seed replays it wherever it runs. Sizes stay at 64
-points or values at most because the reference is plain Python.
+One list, :data:`CHECKS`, serves ``cuzk backends --check NAME`` and the pytest suite
+(:mod:`cuzk_core.conformance.suite`) alike; the suite's larger tests draw their inputs, oracles and
+comparisons from this module too. A check draws its inputs from ``check.rng(seed)``, so a seed
+replays it wherever it runs. Sizes stay at 64 points or values at most because the reference is
+plain Python. The reference itself is held to the definitions (naive sums), not to itself.
 """
 
 from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attrs
 import numpy as np
 
-from cuzk_core.backend import Backend
+from cuzk_core.backend import Backend, BackendInfo
 from cuzk_core.curve.g1 import G1_GENERATOR, G1_OPS
 from cuzk_core.curve.g2 import G2_GENERATOR, G2_OPS
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import load_profile
@@ -36,10 +40,24 @@ REFERENCE = "cpu"
 R = FR_MODULUS
 PINNING = ("none", "register", "pool")
 KEY_STORAGE = ("device", "host", "stream", "mmap")
-MSM_PROFILES = ({}, {"msm.split_01": True}, {"msm.signed_digits": False})
+MSM_PROFILES = {
+    "signed": {},
+    "split01": {"msm.split_01": True},
+    "unsigned": {"msm.signed_digits": False},
+}
 """Profile changes every edge-input MSM runs under: both digit encodings and the 0/1 split."""
 GROUPS = {"g1": (G1_OPS, G1_GENERATOR, G1Affines), "g2": (G2_OPS, G2_GENERATOR, G2Affines)}
 NOT_IMPLEMENTED = "not implemented (optional hook)"
+HOST_INPUT = 1 << 10
+"""Largest MSM, NTT or vector the suite gives a backend that computes on the host: the
+plain-Python reference must match it, on CI's two cores."""
+DEVICE_INPUT = 1 << 16
+"""Largest input the suite gives a backend on an accelerator (``BackendInfo.device``)."""
+
+
+def largest_input(info: BackendInfo) -> int:
+    """The largest MSM, NTT or vector the suite gives backend ``info``."""
+    return DEVICE_INPUT if info.accelerated else HOST_INPUT
 
 
 class CheckFailed(AssertionError):
@@ -53,6 +71,11 @@ class Subject:
     name: str
     plugins: Plugins
     reference: Backend
+
+    @property
+    def is_reference(self) -> bool:
+        """True when the backend under test is the reference: it is held to the definitions."""
+        return self.name == REFERENCE
 
     def backend(self, **changes: Any) -> Backend:
         """The backend under test with profile ``changes`` (dotted keys: ``msm.split_01``)."""
@@ -141,18 +164,20 @@ def random_points(group: str, rng: random.Random, n: int) -> list:
 
 
 def edge_points(group: str, kind: str, rng: random.Random, n: int) -> list:
-    """``n`` points of one edge kind: some or all at infinity, one repeated, or ±P alternating."""
+    """``n`` points of one :data:`POINT_KINDS` kind: infinity, repeated, ±P, or all (mixed)."""
     p, q = random_points(group, rng, 2)
-    if kind == "infinity":
-        return [None if i % 3 == 0 else (p, q)[i % 2] for i in range(n)]
-    if kind == "all-infinity":
-        return [None] * n
-    if kind == "repeated":
-        return [p] * n
-    return [p if i % 2 else GROUPS[group][0].neg_affine(p) for i in range(n)]
+    minus_p = GROUPS[group][0].neg_affine(p)
+    pattern = {
+        "infinity": (None, p, q, None, q, p),
+        "all-infinity": (None,),
+        "repeated": (p,),
+        "opposite": (minus_p, p),
+        "mixed": (None, p, p, p, minus_p, None, minus_p, q),
+    }[kind]
+    return [pattern[i % len(pattern)] for i in range(n)]
 
 
-POINT_KINDS = ("infinity", "all-infinity", "repeated", "opposite")
+POINT_KINDS = ("infinity", "all-infinity", "repeated", "opposite", "mixed")
 
 
 class TinyCircuit:
@@ -187,6 +212,61 @@ class TinyCircuit:
             var = nxt
         out = cs.alloc_input("out", v)
         cs.enforce("output", var, cs.one, out)
+
+
+# ---------------------------------------------------------------- definitions
+
+
+def expected(
+    checked: Subject, from_reference: Callable[[Backend], Any], by_definition: Callable[[], Any]
+) -> Any:
+    """What a hook must return: the reference's answer, or the definition's for the reference."""
+    return by_definition() if checked.is_reference else from_reference(checked.reference)
+
+
+def msm_by_definition(group: str, points: list, scalars: list[int]) -> Any:
+    """``Σ kᵢ·Pᵢ`` one scalar multiplication at a time (affine, None for infinity)."""
+    ops = GROUPS[group][0]
+    total = ops.infinity
+    for point, k in zip(points, scalars, strict=True):
+        if point is not None:
+            total = ops.add(total, ops.mul(ops.add_affine(ops.infinity, point), k))
+    return ops.batch_to_affine([total])[0]
+
+
+def expected_msm(
+    checked: Subject, group: str, points: list, scalars: list[int]
+) -> G1Affines | G2Affines:
+    """The MSM a backend must return: the reference's, or the plain sum for the reference."""
+    batch = GROUPS[group][2]
+    return expected(
+        checked,
+        lambda reference: _msm(reference, group, batch.from_points(points), ints_to_limbs(scalars)),
+        lambda: batch.from_points([msm_by_definition(group, points, scalars)]),
+    )
+
+
+def transform_by_definition(
+    method: str, values: list[int], domain: EvaluationDomain, shift: int | None, rows: Iterable[int]
+) -> list[int]:
+    """Rows ``rows`` of NTT ``method`` of ``values``, each from its defining sum (O(n) a row)."""
+    inverse = method.endswith("intt")
+    omega = pow(domain.omega, -1, R) if inverse else domain.omega
+    n_inv = pow(domain.size, -1, R)
+    out = []
+    for k in rows:
+        x = pow(omega, k, R)
+        if method == "coset_ntt":
+            x = x * shift % R
+        total = 0
+        for v in reversed(values):
+            total = (total * x + v) % R
+        if inverse:
+            total = total * n_inv % R
+        if method == "coset_intt":
+            total = total * pow(shift, -k, R) % R
+        out.append(total)
+    return out
 
 
 # ---------------------------------------------------------------- comparisons
@@ -267,37 +347,45 @@ def _alloc_host(pinning: str, checked: Subject, rng: random.Random) -> None:
         backend.release(buffer)
 
 
-def _host_arrays(rng: random.Random) -> tuple[G1Affines, np.ndarray]:
-    points = G1Affines.from_points(random_points("g1", rng, 16))
-    return points, ints_to_limbs(random_scalars(rng, 16))
+def _host_arrays(
+    checked: Subject, group: str, rng: random.Random
+) -> tuple[G1Affines | G2Affines, np.ndarray, G1Affines | G2Affines]:
+    """16 random bases and scalars as host arrays, and the MSM they must give."""
+    points, scalars = random_points(group, rng, 16), random_scalars(rng, 16)
+    bases = GROUPS[group][2].from_points(points)
+    return bases, ints_to_limbs(scalars), expected_msm(checked, group, points, scalars)
 
 
 def _pin(pinning: str, checked: Subject, rng: random.Random) -> None:
     backend = checked.backend(**_memory(pinning))
-    points, scalars = _host_arrays(rng)
-    arrays = [points.coords, scalars]
+    points, scalars = G1Affines.from_points(random_points("g1", rng, 16)), random_scalars(rng, 16)
+    buffer = backend.alloc_host((64,), "uint64", "conformance")
+    buffer[:] = 7
+    arrays = [points.coords, ints_to_limbs(scalars), buffer]
     copies = [a.copy() for a in arrays]
     handle = backend.pin(arrays, "params")
+    if handle is None:
+        raise CheckFailed("pin returned None, not a handle")
     unchanged(arrays, copies, "pin")
     backend.unpin(handle)
+    unchanged(arrays, copies, "unpin")
+    backend.release(buffer)
 
 
 def _unpin(pinning: str, checked: Subject, rng: random.Random) -> None:
     backend = checked.backend(**_memory(pinning))
-    points, scalars = _host_arrays(rng)
-    backend.unpin(backend.pin([points.coords, scalars], "params"))
-    want = checked.reference.msm_g1(points, scalars, "a")
-    same_point(backend.msm_g1(points, scalars, "a"), want, "G1 MSM on arrays pinned and unpinned")
+    bases, scalars, want = _host_arrays(checked, "g1", rng)
+    backend.unpin(backend.pin([bases.coords, scalars], "params"))
+    same_point(backend.msm_g1(bases, scalars, "a"), want, "G1 MSM on arrays pinned and unpinned")
 
 
-def _upload(storage: str, checked: Subject, rng: random.Random) -> None:
-    backend = checked.backend(**{"memory.key_storage": storage})
+def _upload(storage: str, pinning: str, checked: Subject, rng: random.Random) -> None:
+    changes = {"memory.key_storage": storage, **_memory(pinning), "memory.pool_mib": 1}
+    backend = checked.backend(**changes)
     for group, purpose in (("g1", "a"), ("g2", "b_g2")):
-        points = GROUPS[group][2].from_points(random_points(group, rng, 16))
-        scalars = ints_to_limbs(random_scalars(rng, 16))
-        want = _msm(checked.reference, group, points, scalars)
-        pinned = backend.pin([points.coords, scalars], "params")
-        handle = backend.upload(points, purpose)
+        bases, scalars, want = _host_arrays(checked, group, rng)
+        pinned = backend.pin([bases.coords, scalars], "params")
+        handle = backend.upload(bases, purpose)
         for window_bits in (None, 4):
             got = _msm(backend, group, handle, scalars, window_bits)
             same_point(got, want, f"{group} MSM on uploaded bases, window_bits={window_bits}")
@@ -308,10 +396,9 @@ def _upload(storage: str, checked: Subject, rng: random.Random) -> None:
 def _release(checked: Subject, rng: random.Random) -> None:
     for storage in KEY_STORAGE:
         backend = checked.backend(**{"memory.key_storage": storage})
-        points, scalars = _host_arrays(rng)
-        backend.release(backend.upload(points, "a"))
-        handle = backend.upload(points, "a")
-        want = checked.reference.msm_g1(points, scalars, "a")
+        bases, scalars, want = _host_arrays(checked, "g1", rng)
+        backend.release(backend.upload(bases, "a"))
+        handle = backend.upload(bases, "a")
         same_point(backend.msm_g1(handle, scalars, "a"), want, f"upload after a release, {storage}")
         backend.release(handle)
         backend.release(backend.alloc_host((8, 4), "uint64", "conformance"))
@@ -338,37 +425,51 @@ def _synthesize(checked: Subject, rng: random.Random) -> None:
         got, want = backend.synthesize(circuit), checked.reference.synthesize(circuit)
         _same_matrices(got.matrices, want.matrices, f"x={_short(x)}")
         same_scalars(got.witness, want.witness, f"witness for x={_short(x)}")
+        z = limbs_to_ints(got.witness)
+        a, b, c = (m.dot(z) for m in (got.matrices.a, got.matrices.b, got.matrices.c))
+        for row, (ai, bi, ci) in enumerate(zip(a, b, c, strict=True)):
+            if ai * bi % R != ci:
+                raise CheckFailed(f"x={_short(x)}: the witness breaks constraint {row}")
 
 
 def _random_matrix(rng: random.Random, rows: int, cols: int) -> SparseMatrix:
     coeffs = (1, 2, R - 1, R - 2)
     entries = []
-    for _ in range(rows):
-        picks = sorted(rng.sample(range(cols), min(cols, rng.choice([0, 1, 2, 3, cols]))))
+    for row in range(rows):
+        width = 0 if row % 7 == 6 else rng.choice([0, 1, 2, 3, 8, 64])
+        picks = sorted(rng.sample(range(cols), min(cols, width)))
         entries.append([(col, rng.choice([*coeffs, rng.randrange(1, R)])) for col in picks])
     return SparseMatrix.from_rows(entries, cols)
 
 
+def random_r1cs(rng: random.Random, rows: int, cols: int) -> R1CSMatrices:
+    """Random sparse A, B, C (``rows`` × ``cols``, two inputs): empty, short and dense rows."""
+    a, b, c = (_random_matrix(rng, rows, cols) for _ in range(3))
+    return R1CSMatrices(num_inputs=2, num_aux=cols - 2, num_constraints=rows, a=a, b=b, c=c)
+
+
+def check_evaluate_r1cs(checked: Subject, matrices: R1CSMatrices, witness: list[int]) -> None:
+    """``A·z, B·z, C·z`` are the reference's (the definition's for the reference itself)."""
+    z = ints_to_limbs(witness)
+    copy = z.copy()
+    got = checked.backend().evaluate_r1cs(matrices, z)
+    want = expected(
+        checked,
+        lambda reference: reference.evaluate_r1cs(matrices, z),
+        lambda: tuple(ints_to_limbs(m.dot(witness)) for m in (matrices.a, matrices.b, matrices.c)),
+    )
+    if not isinstance(got, tuple) or len(got) != 3:
+        raise CheckFailed(f"returned {_kind(got)}, expected a tuple (a, b, c)")
+    size = f"{matrices.num_constraints}×{matrices.a.num_cols}"
+    for name, mine, theirs in zip("abc", got, want, strict=True):
+        same_scalars(mine, theirs, f"{size}, {name}")
+    unchanged([z], [copy], "evaluate_r1cs")
+
+
 def _evaluate_r1cs(kind: str, checked: Subject, rng: random.Random) -> None:
-    backend = checked.backend()
     for rows, cols in ((1, 2), (16, 9), (64, 40)):
-        matrices = R1CSMatrices(
-            num_inputs=2,
-            num_aux=cols - 2,
-            num_constraints=rows,
-            a=_random_matrix(rng, rows, cols),
-            b=_random_matrix(rng, rows, cols),
-            c=_random_matrix(rng, rows, cols),
-        )
-        witness = ints_to_limbs([1, *SCALAR_KINDS[kind](rng, cols - 1)])
-        copy = witness.copy()
-        got = backend.evaluate_r1cs(matrices, witness)
-        want = checked.reference.evaluate_r1cs(matrices, witness)
-        if not isinstance(got, tuple) or len(got) != 3:
-            raise CheckFailed(f"returned {_kind(got)}, expected a tuple (a, b, c)")
-        for name, mine, theirs in zip("abc", got, want, strict=True):
-            same_scalars(mine, theirs, f"{rows}×{cols}, {name}")
-        unchanged([witness], [copy], "evaluate_r1cs")
+        witness = [1, *SCALAR_KINDS[kind](rng, cols - 1)]
+        check_evaluate_r1cs(checked, random_r1cs(rng, rows, cols), witness)
 
 
 # ---------------------------------------------------------------- NTT and the quotient step
@@ -377,40 +478,66 @@ NTT_HOOKS = ("cuzk_ntt", "cuzk_intt", "cuzk_coset_ntt", "cuzk_coset_intt")
 NTT_KINDS = ("random", "zeros", "ones", "r-1", "one-hot")
 
 
+def check_transform(
+    checked: Subject,
+    method: str,
+    values: list[int],
+    domain: EvaluationDomain,
+    shift: int | None = None,
+    rows: list[int] | None = None,
+) -> None:
+    """NTT ``method`` is the reference's (the definition's at ``rows`` for the reference itself)."""
+    limbs = ints_to_limbs(values)
+    copy = limbs.copy()
+    args = (limbs, domain) if shift is None else (limbs, domain, shift)
+    got = getattr(checked.backend(), method)(*args)
+    what = f"{method} n={domain.size}, generator {domain.generator}"
+    what += f", shift {_short(shift)}" if shift is not None else ""
+    if checked.is_reference:
+        rows = list(range(domain.size)) if rows is None else rows
+        want = ints_to_limbs(transform_by_definition(method, values, domain, shift, rows))
+        same_scalars(got[rows] if isinstance(got, np.ndarray) else got, want, what)
+    else:
+        same_scalars(got, getattr(checked.reference, method)(*args), what)
+    if np.shares_memory(got, limbs):
+        raise CheckFailed(f"{what}: returned a view of its input, not a new array")
+    unchanged([limbs], [copy], method)
+
+
 def _ntt(hook: str, kind: str, checked: Subject, rng: random.Random) -> None:
-    backend, method = checked.backend(), hook.removeprefix("cuzk_")
+    method = hook.removeprefix("cuzk_")
     for log_n in (0, 1, 2, 3, 6):
         for generator in (BELLPERSON_GENERATOR, SNARKJS_GENERATOR):
             domain = EvaluationDomain(log_n, generator)
-            values = ints_to_limbs(SCALAR_KINDS[kind](rng, domain.size))
-            copy = values.copy()
+            values = SCALAR_KINDS[kind](rng, domain.size)
             shifts: tuple[int | None, ...] = (None,)
             if "coset" in hook:  # bellperson's 7, snarkjs's ω_2n, anything else
                 omega_2n = EvaluationDomain(log_n + 1, generator).omega
                 shifts = (7, omega_2n, rng.randrange(1, R))
             for shift in shifts:
-                args = (values, domain) if shift is None else (values, domain, shift)
-                got = getattr(backend, method)(*args)
-                what = f"n={domain.size}, generator {generator}"
-                what += f", shift {_short(shift)}" if shift is not None else ""
-                same_scalars(got, getattr(checked.reference, method)(*args), what)
-                if np.shares_memory(got, values):
-                    raise CheckFailed(f"{what}: returned a view of its input, not a new array")
-            unchanged([values], [copy], method)
+                check_transform(checked, method, values, domain, shift)
+
+
+def check_quotient(checked: Subject, a: list[int], b: list[int], c: list[int], scale: int) -> None:
+    """``(a·b − c)·scale`` is the reference's (the definition's for the reference itself)."""
+    limbs = [ints_to_limbs(v) for v in (a, b, c)]
+    copies = [v.copy() for v in limbs]
+    got = checked.backend().quotient_pointwise(*limbs, scale)
+    want = expected(
+        checked,
+        lambda reference: reference.quotient_pointwise(*limbs, scale),
+        lambda: ints_to_limbs([(x * y - z) * scale % R for x, y, z in zip(a, b, c, strict=True)]),
+    )
+    same_scalars(got, want, f"n={len(a)}, scale {_short(scale)}")
+    unchanged(limbs, copies, "quotient_pointwise")
 
 
 def _quotient(kind: str, checked: Subject, rng: random.Random) -> None:
-    backend = checked.backend()
     for n in (1, 3, 64):
-        a = ints_to_limbs(SCALAR_KINDS[kind](rng, n))
-        b = ints_to_limbs(random_scalars(rng, n))
-        c = ints_to_limbs(SCALAR_KINDS["mixed"](rng, n))
-        copies = [a.copy(), b.copy(), c.copy()]
+        a, b = SCALAR_KINDS[kind](rng, n), random_scalars(rng, n)
+        c = SCALAR_KINDS["mixed"](rng, n)
         for scale in (0, 1, R - 1, rng.randrange(R)):
-            got = backend.quotient_pointwise(a, b, c, scale)
-            want = checked.reference.quotient_pointwise(a, b, c, scale)
-            same_scalars(got, want, f"n={n}, scale {_short(scale)}")
-        unchanged([a, b, c], copies, "quotient_pointwise")
+            check_quotient(checked, a, b, c, scale)
 
 
 # ---------------------------------------------------------------- MSM
@@ -430,13 +557,15 @@ def check_msm(
     scalars: list[int],
     profiles: tuple[dict[str, Any], ...] = ({},),
     windows: tuple[int | None, ...] = (None,),
+    want: G1Affines | G2Affines | None = None,
 ) -> None:
-    """The backend's MSM equals the reference's under each profile change and window size."""
+    """The MSM is ``want`` (by default :func:`expected_msm`) under each profile and window."""
     bases = GROUPS[group][2].from_points(points)
     limbs = ints_to_limbs(scalars)
     inputs = [bases.coords, bases.infinity, limbs]
     copies = [a.copy() for a in inputs]
-    want = _msm(checked.reference, group, bases, limbs)
+    if want is None:
+        want = expected_msm(checked, group, points, scalars)
     for changes in profiles:
         backend = checked.backend(**changes)
         for window_bits in windows:
@@ -450,17 +579,21 @@ def _msm_random(group: str, n: int, checked: Subject, rng: random.Random) -> Non
     check_msm(checked, group, points, scalars, windows=(None, 4, 9))
 
 
-def _msm_scalars(group: str, kind: str, checked: Subject, rng: random.Random) -> None:
+def _msm_scalars(
+    group: str, kind: str, changes: dict[str, Any], checked: Subject, rng: random.Random
+) -> None:
     n = 64 if group == "g1" else 32
     points = random_points(group, rng, n)
-    check_msm(checked, group, points, SCALAR_KINDS[kind](rng, n), MSM_PROFILES, (None, 4))
+    check_msm(checked, group, points, SCALAR_KINDS[kind](rng, n), (changes,), (None, 4))
 
 
-def _msm_points(group: str, kind: str, checked: Subject, rng: random.Random) -> None:
+def _msm_points(
+    group: str, kind: str, changes: dict[str, Any], checked: Subject, rng: random.Random
+) -> None:
     n = 64 if group == "g1" else 32
     points = edge_points(group, kind, rng, n)
     for scalars in (SCALAR_KINDS["mixed"](rng, n), [1] * n):
-        check_msm(checked, group, points, scalars, MSM_PROFILES, (None, 4))
+        check_msm(checked, group, points, scalars, (changes,), (None, 4))
 
 
 # ---------------------------------------------------------------- optional measurement hooks
@@ -494,18 +627,11 @@ def _device_memory(checked: Subject, rng: random.Random) -> str | None:
 # ---------------------------------------------------------------- whole proofs
 
 PROOF_SEED = 3
-PROOF_PROFILES = (
-    {},
-    {
-        "msm.split_01": True,
-        "memory.pinning": "pool",
-        "memory.pool_mib": 4,
-        "memory.key_storage": "device",
-    },
-)
 
 
-def _synthesizer(backend: Backend, circuit: TinyCircuit) -> Callable[[], tuple]:
+def synthesizer(backend: Backend, circuit: Any) -> Callable[[], tuple]:
+    """The prover's ``synthesize`` argument: ``circuit`` on ``backend``, input rows added."""
+
     def synthesize() -> tuple:
         synthesized = backend.synthesize(circuit)
         return with_input_rows(synthesized.matrices), synthesized.witness
@@ -513,16 +639,25 @@ def _synthesizer(backend: Backend, circuit: TinyCircuit) -> Callable[[], tuple]:
     return synthesize
 
 
+def check_proof(
+    checked: Subject, circuit: Any, key: ProvingKey, want: bytes, changes: dict[str, Any]
+) -> None:
+    """The proof under profile ``changes`` (seed :data:`PROOF_SEED`) is ``want`` and verifies."""
+    backend = checked.backend(**changes)
+    got = prove(backend, synthesizer(backend, circuit), lambda: key, seed=PROOF_SEED)
+    if got.proof.to_bytes() != want:
+        raise CheckFailed(f"proof bytes differ from the reference's{_changes(changes)}")
+    ok, why = verify_proof(key.vk, got.proof, got.public_inputs)
+    if not ok:
+        raise CheckFailed(f"the proof does not verify{_changes(changes)}: {why}")
+
+
 def _proof(checked: Subject, rng: random.Random) -> None:
     circuit = TinyCircuit(5, steps=6)
     reference = checked.reference
-    key = generate_parameters(_synthesizer(reference, circuit)()[0], seed=11)
-    want = prove(reference, _synthesizer(reference, circuit), lambda: key, seed=PROOF_SEED)
-    for changes in PROOF_PROFILES:
-        backend = checked.backend(**changes)
-        got = prove(backend, _synthesizer(backend, circuit), lambda: key, seed=PROOF_SEED)
-        if got.proof.to_bytes() != want.proof.to_bytes():
-            raise CheckFailed(f"proof bytes differ from the reference's{_changes(changes)}")
+    key = generate_parameters(synthesizer(reference, circuit)()[0], seed=11)
+    want = prove(reference, synthesizer(reference, circuit), lambda: key, seed=PROOF_SEED)
+    check_proof(checked, circuit, key, want.proof.to_bytes(), {})
 
 
 # ---------------------------------------------------------------- the list
@@ -535,7 +670,9 @@ def _build() -> Iterator[Check]:
         for pinning in PINNING:
             yield Check(hook, f"pinning={pinning}", partial(run, pinning))
     for storage in KEY_STORAGE:
-        yield Check("cuzk_upload", f"key_storage={storage}", partial(_upload, storage))
+        for pinning in PINNING:
+            run = partial(_upload, storage, pinning)
+            yield Check("cuzk_upload", f"key_storage={storage},pinning={pinning}", run)
     yield Check("cuzk_release", "every-key-storage", _release)
     yield Check("cuzk_synthesize", "tiny-circuit", _synthesize)
     for kind in ("random", "ones", "r-1", "bits", "mixed"):
@@ -549,10 +686,13 @@ def _build() -> Iterator[Check]:
         hook = f"cuzk_msm_{group}"
         for n in (1, 2, 3, 64):
             yield Check(hook, f"random-{n}", partial(_msm_random, group, n))
-        for kind in [k for k in SCALAR_KINDS if k != "random"]:
-            yield Check(hook, f"scalars={kind}", partial(_msm_scalars, group, kind))
-        for kind in POINT_KINDS:
-            yield Check(hook, f"points={kind}", partial(_msm_points, group, kind))
+        for encoding, changes in MSM_PROFILES.items():
+            for kind in [k for k in SCALAR_KINDS if k != "random"]:
+                run = partial(_msm_scalars, group, kind, changes)
+                yield Check(hook, f"scalars={kind},{encoding}", run)
+            for kind in POINT_KINDS:
+                run = partial(_msm_points, group, kind, changes)
+                yield Check(hook, f"points={kind},{encoding}", run)
     yield Check("cuzk_bench_clock", "optional", _bench_clock)
     yield Check("cuzk_device_memory", "optional", _device_memory)
     yield Check("proof", f"tiny-circuit-seed-{PROOF_SEED}", _proof)

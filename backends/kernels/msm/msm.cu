@@ -1,5 +1,6 @@
 // MSM kernels for G1 (over Fq) and G2 (over Fq2), instantiated from msm/pippenger.cuh, plus
-// the curve-independent digit kernels and the conversion of uploaded bases to Montgomery form.
+// the curve-independent digit, segment and 0/1-split kernels and the conversion of uploaded
+// bases to Montgomery form.
 #include "../ff/bls12_381.cuh"
 #include "../ff/fp2.cuh"
 #include "pippenger.cuh"
@@ -33,6 +34,30 @@ extern "C" __global__ void msm_scatter(const uint32_t* scalars, const uint8_t* s
         const uint32_t pos = atomicAdd(cursor + (uint64_t)w * buckets + mag - 1, 1u);
         entries[pos] = i | (neg ? MSM_SIGN_BIT : 0u);
     });
+}
+
+// seg_counts[g] = ⌈(offsets[g + 1] − offsets[g]) / seg_len⌉: the segments of each group of a
+// segmented sum (the host's prefix sum of them gives the segments' offsets).
+extern "C" __global__ void msm_segment_counts(const uint32_t* offsets, uint32_t groups,
+                                              uint32_t seg_len, uint32_t* seg_counts) {
+    const uint32_t g = (uint32_t)global_thread();
+    if (g < groups) seg_counts[g] = (offsets[g + 1] - offsets[g] + seg_len - 1) / seg_len;
+}
+
+// The 0/1 split: ones[i] = 1 where scalar i (8 words) equals 1 and is not skipped; skip_out[i]
+// marks it skipped for the Pippenger pass, as are the points skip already names.
+extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
+                                         uint32_t* ones, uint8_t* skip_out) {
+    const uint32_t i = (uint32_t)global_thread();
+    if (i >= n) return;
+    const uint32_t* s = scalars + (uint64_t)i * 8;
+    bool one = s[0] == 1;
+#pragma unroll
+    for (int k = 1; k < 8; k++) one = one && s[k] == 0;
+    const bool skipped = skip != nullptr && skip[i] != 0;
+    one = one && !skipped;
+    ones[i] = one ? 1u : 0u;
+    skip_out[i] = (one || skipped) ? 1 : 0;
 }
 
 #define CUZK_MSM_KERNELS(G, F)                                                                  \

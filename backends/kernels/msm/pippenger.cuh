@@ -1,5 +1,5 @@
 // Pippenger's bucket method on the GPU, as device templates over the coordinate field F
-// (Fq for G1, Fq2 for G2). The host (backends/cupy/msm.py) sequences the steps:
+// (Fq for G1, Fq2 for G2). The host (backends/gpu/msm.py) sequences the steps:
 //
 //   1. bucket_counts / scatter: the signed (or unsigned) base-2^c digits of every scalar, and a
 //      counting sort of (window, bucket) ← point index, sign in bit 31;

@@ -1,4 +1,4 @@
-"""The tests ``pytest --cuzk-backend NAME`` contributes: every conformance check, one test each."""
+"""Every conformance check, one test each: what ``cuzk backends --check NAME`` runs."""
 
 from __future__ import annotations
 

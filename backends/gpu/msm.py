@@ -2,8 +2,9 @@
 
 Scalars go up as canonical words; their digits are counting-sorted by (window, bucket); bucket
 sums come from a segmented sum (msm_sum_*), window sums from chunked running sums grouped by bit
-(see the kernel file's header). The last few hundred doublings that combine the windows run
-here in Python ints: that is faster than one GPU thread doing them in sequence. With
+(see the kernel file's header); the prefix sums between steps are util/scan.cu's. The last few
+hundred doublings that combine the windows run here in Python ints: that is faster than one GPU
+thread doing them in sequence. With
 ``split_01`` the scalars equal to 1 skip Pippenger and are summed by the same segmented sum
 (the batch addition of supraseal-c2's split MSM); zeros contribute no digits at all.
 """
@@ -24,7 +25,8 @@ from cuzk_core.field.tower import fq2_mul, fq2_sqr
 from cuzk_core.layout import limbs_to_ints
 from cuzk_core.timing import Timer
 
-from . import device
+from . import scan
+from .driver import NULL, DeviceArray, Gpu
 
 SCALAR_BITS = FR_MODULUS.bit_length()
 MODULE = "msm/msm.cu"
@@ -108,8 +110,8 @@ def auto_window_bits(n: int, signed: bool) -> int:
     return 16 if n < 1 << 24 else 17
 
 
-def _kernel(name: str) -> Any:
-    return device.kernel(MODULE, name)
+def _kernel(gpu: Gpu, name: str) -> Any:
+    return gpu.kernel(MODULE, name)
 
 
 def _u32(value: int) -> np.uint32:
@@ -117,47 +119,48 @@ def _u32(value: int) -> np.uint32:
 
 
 def _segmented_sum(
+    gpu: Gpu,
     group: Group,
-    affine: Any,
-    points: Any,
-    index: Any,
-    group_offsets: Any,
+    affine: bool,
+    points: DeviceArray,
+    index: DeviceArray | None,
+    group_offsets: DeviceArray,
     groups: int,
     max_count: int,
     seg_len: int,
-) -> Any:
+) -> DeviceArray:
     """Σ per group, groups given as CSR offsets over entries; one XYZZ point per group.
 
     Level 0 sums affine ``points`` picked by entry ``index`` (sign in bit 31) when ``affine``,
     else XYZZ ``points`` picked by ``index`` (or in order when it is None); later levels sum the
     partials of groups that needed more than one segment.
     """
-    cupy = device.cupy_module()
-    out = cupy.empty((groups, group.xyzz_words), dtype=np.uint32)
     if max_count == 0:
-        out[...] = 0
-        return out
+        return gpu.zeros((groups, group.xyzz_words), np.uint32)
     while True:
-        counts = group_offsets[1:] - group_offsets[:-1]
-        seg_offsets = cupy.zeros(groups + 1, dtype=np.uint32)
-        cupy.cumsum((counts + (seg_len - 1)) // seg_len, dtype=np.uint32, out=seg_offsets[1:])
-        segments = int(seg_offsets[-1])
-        partials = cupy.empty((segments, group.xyzz_words), dtype=np.uint32)
+        seg_offsets = gpu.empty((groups + 1,), np.uint32)
+        gpu.clear(seg_offsets[:1])
+        counts = _kernel(gpu, "msm_segment_counts")
+        gpu.launch(counts, groups, (group_offsets, _u32(groups), _u32(seg_len), seg_offsets[1:]))
+        scan.inclusive_sum(gpu, seg_offsets[1:], seg_offsets[1:])
+        segments = int(seg_offsets[-1].get())
+        partials = gpu.empty((segments, group.xyzz_words), np.uint32)
         name = f"msm_sum_affine_{group.name}" if affine else f"msm_sum_xyzz_{group.name}"
         args = (
             points,
-            index if index is not None else device.NULL,
+            index if index is not None else NULL,
             group_offsets,
             seg_offsets,
             _u32(groups),
             _u32(seg_len),
             partials,
         )
-        device.launch(_kernel(name), segments, args, block=128)
+        gpu.launch(_kernel(gpu, name), segments, args, block=128)
         max_count = -(-max_count // seg_len)
         if max_count <= 1:
-            gather = _kernel(f"msm_gather_{group.name}")
-            device.launch(gather, groups, (partials, seg_offsets, _u32(groups), out))
+            out = gpu.empty((groups, group.xyzz_words), np.uint32)
+            gather = _kernel(gpu, f"msm_gather_{group.name}")
+            gpu.launch(gather, groups, (partials, seg_offsets, _u32(groups), out))
             return out
         affine, points, index, group_offsets = False, partials, None, seg_offsets
         seg_len = REDUCE_SEGMENT
@@ -174,15 +177,16 @@ def _chunk_groups(windows: int, chunks: int, bits: int) -> tuple[np.ndarray, np.
     return index.astype(np.uint32), offsets.astype(np.uint32)
 
 
-def _window_sums(group: Group, buckets: Any, windows: int, per_window: int) -> Any:
+def _window_sums(
+    gpu: Gpu, group: Group, buckets: DeviceArray, windows: int, per_window: int
+) -> DeviceArray:
     """Σ_b b·bucket_b for every window, canonical XYZZ on the device (windows rows)."""
-    cupy = device.cupy_module()
     m = 1 << max(0, math.ceil(math.log2(max(1, windows * per_window / CHUNK_THREADS))))
     m = min(m, 1 << max(0, (per_window - 1).bit_length()))
     chunks = -(-per_window // m)
-    sums = cupy.empty((2 * windows * chunks, group.xyzz_words), dtype=np.uint32)
-    device.launch(
-        _kernel(f"msm_chunk_sums_{group.name}"),
+    sums = gpu.empty((2 * windows * chunks, group.xyzz_words), np.uint32)
+    gpu.launch(
+        _kernel(gpu, f"msm_chunk_sums_{group.name}"),
         windows * chunks,
         (buckets, _u32(windows), _u32(per_window), _u32(m), _u32(chunks), sums),
         block=128,
@@ -190,18 +194,19 @@ def _window_sums(group: Group, buckets: Any, windows: int, per_window: int) -> A
     bits = (chunks - 1).bit_length()
     index, offsets = _chunk_groups(windows, chunks, bits)
     grouped = _segmented_sum(
+        gpu,
         group,
         False,
         sums,
-        cupy.asarray(index),
-        cupy.asarray(offsets),
+        gpu.to_device(index),
+        gpu.to_device(offsets),
         windows * (1 + bits),
         chunks,
         REDUCE_SEGMENT,
     )
-    out = cupy.empty((windows, group.xyzz_words), dtype=np.uint32)
-    device.launch(
-        _kernel(f"msm_window_sums_{group.name}"),
+    out = gpu.empty((windows, group.xyzz_words), np.uint32)
+    gpu.launch(
+        _kernel(gpu, f"msm_window_sums_{group.name}"),
         windows,
         (grouped, _u32(windows), _u32(bits), _u32(m.bit_length() - 1), out),
         block=32,
@@ -244,56 +249,79 @@ def _bucket_workspace(group: Group, n: int, c: int, signed: bool) -> int:
 
 
 def pippenger(
-    group: Group, bases: Any, scalars: Any, skip: Any, c: int, signed: bool, timer: Timer
+    gpu: Gpu,
+    group: Group,
+    bases: DeviceArray,
+    scalars: DeviceArray,
+    skip: DeviceArray | None,
+    c: int,
+    signed: bool,
+    timer: Timer,
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32."""
-    cupy = device.cupy_module()
     n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = windows * per_window
-    with device.step(timer, "msm_sort", windows=windows):
-        digit_args = (scalars, skip if skip is not None else device.NULL, _u32(n), _u32(c))
+    with gpu.step(timer, "msm_sort", windows=windows):
+        digit_args = (scalars, skip if skip is not None else NULL, _u32(n), _u32(c))
         digit_args += (_u32(windows), _u32(per_window), np.int32(signed))
-        counts = cupy.zeros(groups, dtype=np.uint32)
-        device.launch(_kernel("msm_bucket_counts"), n, (*digit_args, counts))
-        offsets = cupy.zeros(groups + 1, dtype=np.uint32)
-        cupy.cumsum(counts, dtype=np.uint32, out=offsets[1:])
-        total, max_count = (int(v) for v in cupy.stack([offsets[-1], counts.max()]).get())
+        counts = gpu.zeros((groups,), np.uint32)
+        gpu.launch(_kernel(gpu, "msm_bucket_counts"), n, (*digit_args, counts))
+        offsets = gpu.empty((groups + 1,), np.uint32)
+        gpu.clear(offsets[:1])
+        scan.inclusive_sum(gpu, counts, offsets[1:])
+        summary = gpu.empty((2,), np.uint32)
+        gpu.copy_into(summary[:1], offsets[-1:])
+        scan.maximum_into(gpu, counts, summary[1:])
+        total, max_count = (int(v) for v in summary.get())
         if total == 0:
             return None
-        cursor = offsets[:-1].copy()
-        entries = cupy.empty(total, dtype=np.uint32)
-        device.launch(_kernel("msm_scatter"), n, (*digit_args, cursor, entries))
+        cursor = gpu.copy(offsets[:-1])
+        entries = gpu.empty((total,), np.uint32)
+        gpu.launch(_kernel(gpu, "msm_scatter"), n, (*digit_args, cursor, entries))
         del cursor, counts
-    with device.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
+    with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
         seg_len = max(MIN_SEGMENT, -(-total // LEVEL0_THREADS))
-        buckets = _segmented_sum(group, True, bases, entries, offsets, groups, max_count, seg_len)
+        buckets = _segmented_sum(
+            gpu, group, True, bases, entries, offsets, groups, max_count, seg_len
+        )
         del entries, offsets
-    with device.step(timer, "msm_reduce"):
-        return _window_sums(group, buckets, windows, per_window).get()
+    with gpu.step(timer, "msm_reduce"):
+        return _window_sums(gpu, group, buckets, windows, per_window).get()
 
 
-def batch_sum(group: Group, bases: Any, indices: Any) -> Any:
+def batch_sum(gpu: Gpu, group: Group, bases: DeviceArray, indices: DeviceArray) -> Any:
     """Σ bases[indices] (the scalars equal to 1) as a Jacobian point."""
-    cupy = device.cupy_module()
-    count = int(indices.shape[0])
+    count = indices.shape[0]
     if count == 0:
         return group.infinity
-    offsets = cupy.asarray(np.array([0, count], dtype=np.uint32))
+    offsets = gpu.to_device(np.array([0, count], dtype=np.uint32))
     seg_len = max(MIN_SEGMENT, -(-count // (1 << 16)))
-    total = _segmented_sum(group, True, bases, indices, offsets, 1, count, seg_len)
-    out = cupy.empty((1, group.xyzz_words), dtype=np.uint32)
-    device.launch(
-        _kernel(f"msm_window_sums_{group.name}"), 1, (total, _u32(1), _u32(0), _u32(0), out)
+    total = _segmented_sum(gpu, group, True, bases, indices, offsets, 1, count, seg_len)
+    out = gpu.empty((1, group.xyzz_words), np.uint32)
+    gpu.launch(
+        _kernel(gpu, f"msm_window_sums_{group.name}"), 1, (total, _u32(1), _u32(0), _u32(0), out)
     )
     return _xyzz_to_jacobian(group, out.get()[0])
 
 
-def _plan_chunk(group: Group, n: int, c: int, signed: bool, streamed: bool) -> int:
+def split_ones(
+    gpu: Gpu, scalars: DeviceArray, skip: DeviceArray | None
+) -> tuple[DeviceArray, DeviceArray]:
+    """The indices of the scalars equal to 1 (and not skipped), and the skip mask adding them."""
+    n = scalars.shape[0]
+    ones = gpu.empty((n,), np.uint32)
+    skip_out = gpu.empty((n,), np.uint8)
+    args = (scalars, skip if skip is not None else NULL, _u32(n), ones, skip_out)
+    gpu.launch(_kernel(gpu, "msm_mark_ones"), n, args)
+    return scan.flatnonzero(gpu, ones), skip_out
+
+
+def _plan_chunk(gpu: Gpu, group: Group, n: int, c: int, signed: bool, streamed: bool) -> int:
     """Scalars per Pippenger pass: all of them unless entries or device memory say otherwise."""
     chunk = max(1, min(n, MAX_ENTRIES // window_count(c, signed)))
-    budget = device.free_bytes()
+    budget = gpu.free_bytes()
     base_bytes = 4 * group.affine_words if streamed else 0
 
     def need(k: int) -> int:
@@ -301,19 +329,20 @@ def _plan_chunk(group: Group, n: int, c: int, signed: bool, streamed: bool) -> i
 
     while chunk > 1 and need(chunk) > budget:
         chunk = -(-chunk // 2)
-    device.ensure_fits(need(chunk), f"an MSM in {group.name.upper()} ({n} points)")
+    gpu.ensure_fits(need(chunk), f"an MSM in {group.name.upper()} ({n} points)")
     return chunk
 
 
-BaseSlicer = Callable[[int, int], tuple[Any, Any]]
+BaseSlicer = Callable[[int, int], tuple[DeviceArray, DeviceArray | None]]
 """``(start, stop) -> (affine Montgomery words, infinity mask or None)`` on the device."""
 
 
 def msm(
+    gpu: Gpu,
     group: Group,
     bases: BaseSlicer,
     streamed: bool,
-    scalars: Any,
+    scalars: DeviceArray,
     window_bits: int | None,
     signed: bool,
     split_01: bool,
@@ -324,12 +353,11 @@ def msm(
     ``bases`` gives device slices of the bases; ``streamed`` says each slice is an upload, so
     its memory counts when the passes are sized.
     """
-    cupy = device.cupy_module()
     n = scalars.shape[0]
     if n == 0:
         return group.infinity
     c = window_bits or auto_window_bits(n, signed)
-    chunk = _plan_chunk(group, n, c, signed, streamed)
+    chunk = _plan_chunk(gpu, group, n, c, signed, streamed)
     total = group.infinity
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
@@ -337,19 +365,14 @@ def msm(
         piece = scalars[start:stop]
         if split_01:
             with timer.span("prep_msm", n=stop - start):
-                wide = piece.view(np.uint64)
-                ones = (wide[:, 0] == 1) & ~wide[:, 1:].any(axis=1)
-                if skip is not None:
-                    ones &= skip == 0
-                one_indices = cupy.flatnonzero(ones).astype(np.uint32)
-                skip = (ones if skip is None else (ones | (skip != 0))).view(np.uint8)
-            with timer.span("batch_add", n=int(one_indices.shape[0])):
-                total = group.add(total, batch_sum(group, coords, one_indices))
+                one_indices, skip = split_ones(gpu, piece, skip)
+            with timer.span("batch_add", n=one_indices.shape[0]):
+                total = group.add(total, batch_sum(gpu, group, coords, one_indices))
             with timer.span("tail_msm", window_bits=c):
-                window_points = pippenger(group, coords, piece, skip, c, signed, timer)
+                window_points = pippenger(gpu, group, coords, piece, skip, c, signed, timer)
         else:
             with timer.span("pippenger", window_bits=c, n=stop - start):
-                window_points = pippenger(group, coords, piece, skip, c, signed, timer)
+                window_points = pippenger(gpu, group, coords, piece, skip, c, signed, timer)
         if window_points is not None:
             with timer.span("msm_combine"):
                 total = group.add(total, _combine_windows(group, window_points, c))

@@ -1,10 +1,11 @@
-"""The one loader of CUDA sources: includes inlined with ``#line`` markers, compiled by NVRTC.
+"""The one loader of CUDA sources: includes inlined with ``#line`` markers, compiled by an adapter.
 
 Every quoted ``#include`` is resolved against backends/kernels and inlined once, each file
 behind ``#line 1 "<path>"`` so compiler errors name the real file and line. Because the
-assembled text holds every header, CuPy's cache key (the source string and options) covers
-them all; a digest of the whole is also put on the first line, so logs can name the build.
-Importing this module needs no CuPy; compiling does.
+assembled text holds every header, the libraries' disk caches (CuPy's key is the source string
+and options; PyCUDA's, the preprocessed source, options and nvcc version) cover them all; a
+digest of the whole is also put on the first line, so logs can name the build. Importing this
+module needs no GPU library; compiling does (NVRTC through CuPy, nvcc through PyCUDA).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from .adapter import Adapter, Module
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 _PRAGMA_ONCE = re.compile(r"^\s*#\s*pragma\s+once\s*$")
@@ -65,26 +68,29 @@ def assemble(name: str, defines: dict[str, int] | None = None) -> str:
 class KernelCache:
     """Compiled modules by (file, defines), built once per process; compile time is recorded."""
 
-    def __init__(self) -> None:
-        self._modules: dict[tuple[str, tuple[tuple[str, int], ...]], Any] = {}
+    def __init__(self, adapter: Adapter) -> None:
+        self._adapter = adapter
+        self._modules: dict[tuple[str, tuple[tuple[str, int], ...]], Module] = {}
+        self._functions: dict[tuple[Any, ...], Any] = {}
         self._lock = threading.Lock()
         self.compile_ms: dict[str, float] = {}
 
-    def module(self, name: str, defines: dict[str, int] | None = None) -> Any:
-        """The compiled ``cupy.RawModule`` for ``name``, loading every kernel it holds."""
+    def module(self, name: str, defines: dict[str, int] | None = None) -> Module:
+        """The compiled module for ``name``, holding every kernel of the file."""
         key = (name, tuple(sorted((defines or {}).items())))
         with self._lock:
             module = self._modules.get(key)
             if module is None:
-                import cupy
-
                 start = time.perf_counter()
-                module = cupy.RawModule(code=assemble(name, defines), options=COMPILE_OPTIONS)
-                module.compile()
+                module = self._adapter.compile(assemble(name, defines), COMPILE_OPTIONS)
                 self.compile_ms.setdefault(name, (time.perf_counter() - start) * 1000.0)
                 self._modules[key] = module
             return module
 
     def kernel(self, name: str, function: str, defines: dict[str, int] | None = None) -> Any:
-        """One ``extern "C"`` kernel of file ``name``."""
-        return self.module(name, defines).get_function(function)
+        """One ``extern "C"`` kernel of file ``name`` (looked up once)."""
+        key = (name, function, tuple(sorted((defines or {}).items())))
+        found = self._functions.get(key)
+        if found is None:
+            found = self._functions[key] = self.module(name, defines).get_function(function)
+        return found

@@ -17,7 +17,7 @@ import numpy as np
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
 
-from . import device
+from .driver import DeviceArray, Gpu
 
 MODULE = "ntt/ntt.cu"
 SHARED_LOG = 10
@@ -30,14 +30,13 @@ NO_SCALE, TO_MONT, FROM_MONT, CONSTANT, GEOMETRIC = -1, 0, 1, 2, 3
 
 
 def _geometric_halves(
-    base: int, log_count: int, hi_factor: int, hi_mont: int, lo_mont: int
-) -> tuple[Any, Any, int]:
+    gpu: Gpu, base: int, log_count: int, hi_factor: int, hi_mont: int, lo_mont: int
+) -> tuple[DeviceArray, DeviceArray, int]:
     """Device tables with hi[h]·lo[l] (Montgomery product) = hi_factor·base^(h·2^b + l)·R^e.
 
     ``hi`` holds ``hi_factor·base^(h·2^b)·R^hi_mont``, ``lo`` holds ``base^l·R^lo_mont``, so
     the product carries ``R^(hi_mont + lo_mont − 1)``. Returns (hi, lo, b).
     """
-    cupy = device.cupy_module()
     lo_bits = (log_count + 1) // 2
     hi_count = 1 << (log_count - lo_bits)
     lo_scale, hi_scale = pow(_MONT, lo_mont, _R), hi_factor * pow(_MONT, hi_mont, _R) % _R
@@ -50,34 +49,33 @@ def _geometric_halves(
     for _ in range(hi_count):
         hi.append(value)
         value = value * step % _R
-    return cupy.asarray(ints_to_limbs(hi)), cupy.asarray(ints_to_limbs(lo)), lo_bits
+    return gpu.to_device(ints_to_limbs(hi)), gpu.to_device(ints_to_limbs(lo)), lo_bits
 
 
-@functools.lru_cache(maxsize=4)
-def twiddles(omega: int, log_n: int) -> Any:
-    """ω^k·R for k < n/2, on the device."""
-    cupy = device.cupy_module()
+@functools.lru_cache(maxsize=8)
+def twiddles(gpu: Gpu, omega: int, log_n: int) -> DeviceArray:
+    """ω^k·R for k < n/2, on the device (kept for the last few (device, ω, size))."""
     count = 1 << (log_n - 1)
-    hi, lo, lo_bits = _geometric_halves(omega, log_n - 1, 1, 1, 1)
-    table = cupy.empty((count, 4), dtype=np.uint64)
-    device.launch(
-        device.kernel(MODULE, "ntt_fill_table"),
+    hi, lo, lo_bits = _geometric_halves(gpu, omega, log_n - 1, 1, 1, 1)
+    table = gpu.empty((count, 4), np.uint64)
+    gpu.launch(
+        gpu.kernel(MODULE, "ntt_fill_table"),
         count,
         (hi, lo, np.uint32(lo_bits), table, np.uint64(count)),
     )
     return table
 
 
-@functools.lru_cache(maxsize=4)
-def coset_entry(shift: int, log_n: int) -> tuple[Any, Any, int]:
+@functools.lru_cache(maxsize=8)
+def coset_entry(gpu: Gpu, shift: int, log_n: int) -> tuple[DeviceArray, DeviceArray, int]:
     """Tables for the gather: factor(i) = shift^i·R², so x·factor·R^-1 = Montgomery(x·shift^i)."""
-    return _geometric_halves(shift, log_n, 1, 1, 2)
+    return _geometric_halves(gpu, shift, log_n, 1, 1, 2)
 
 
-@functools.lru_cache(maxsize=4)
-def coset_exit(shift_inv: int, log_n: int) -> tuple[Any, Any, int]:
+@functools.lru_cache(maxsize=8)
+def coset_exit(gpu: Gpu, shift_inv: int, log_n: int) -> tuple[DeviceArray, DeviceArray, int]:
     """Tables for the exit: factor(i) = shift^-i/n canonical, leaving Montgomery form."""
-    return _geometric_halves(shift_inv, log_n, pow(1 << log_n, -1, _R), 1, 0)
+    return _geometric_halves(gpu, shift_inv, log_n, pow(1 << log_n, -1, _R), 1, 0)
 
 
 def passes(log_n: int) -> list[tuple[int, int, int]]:
@@ -93,26 +91,31 @@ def passes(log_n: int) -> list[tuple[int, int, int]]:
 
 
 def transform(
-    values: Any, log_n: int, omega: int, entry: tuple[int, tuple | None], exit_: tuple[int, Any]
-) -> Any:
+    gpu: Gpu,
+    values: DeviceArray,
+    log_n: int,
+    omega: int,
+    entry: tuple[int, tuple | None],
+    exit_: tuple[int, Any],
+) -> DeviceArray:
     """The NTT of device ``values`` ((n, 4) uint64 canonical) into a new device array.
 
     ``entry`` is (mode, tables or None) applied by the first pass as it gathers, ``exit_`` the
     same for the last pass as it stores; see ScaleMode in the kernel.
     """
-    cupy = device.cupy_module()
     n = 1 << log_n
-    out = cupy.empty((n, 4), dtype=np.uint64)
-    table = twiddles(omega, log_n)
-    stages = device.kernel(MODULE, "ntt_stages")
+    out = gpu.empty((n, 4), np.uint64)
+    table = twiddles(gpu, omega, log_n)
+    stages = gpu.kernel(MODULE, "ntt_stages")
     plan = passes(log_n)
     for number, (first, count, run) in enumerate(plan):
         size = 1 << (count + run)
         entry_mode, entry_tables = entry if number == 0 else (NO_SCALE, None)
         exit_mode, exit_tables = exit_ if number == len(plan) - 1 else (NO_SCALE, None)
-        stages(
-            (n // size,),
-            (min(size // 2, 512),),
+        block = min(size // 2, 512)
+        gpu.launch(
+            stages,
+            n // size * block,
             (
                 values,
                 out,
@@ -124,29 +127,37 @@ def transform(
                 *_scale_args(entry_mode, entry_tables, out),
                 *_scale_args(exit_mode, exit_tables, out),
             ),
-            shared_mem=32 * size,
+            block=block,
+            shared_bytes=32 * size,
         )
     return out
 
 
-def _scale_args(mode: int, tables: tuple | None, placeholder: Any) -> tuple:
+def _scale_args(mode: int, tables: tuple | None, placeholder: DeviceArray) -> tuple:
     """Kernel arguments (mode, hi, lo, lo_bits) of a scaling step; unused tables point anywhere."""
     hi, lo, lo_bits = tables if tables is not None else (placeholder, placeholder, 0)
     return (np.int32(mode), hi, lo, np.uint32(lo_bits))
 
 
-def forward(values: Any, log_n: int, omega: int, shift: int | None = None) -> Any:
+def forward(
+    gpu: Gpu, values: DeviceArray, log_n: int, omega: int, shift: int | None = None
+) -> DeviceArray:
     """Evaluations at shift·ω^i (shift None: plain NTT), natural order."""
-    entry = (TO_MONT, None) if shift is None else (GEOMETRIC, coset_entry(shift % _R, log_n))
-    return transform(values, log_n, omega, entry, (FROM_MONT, None))
+    if shift is None:
+        entry: tuple[int, tuple | None] = (TO_MONT, None)
+    else:
+        entry = (GEOMETRIC, coset_entry(gpu, shift % _R, log_n))
+    return transform(gpu, values, log_n, omega, entry, (FROM_MONT, None))
 
 
-def inverse(values: Any, log_n: int, omega: int, shift: int | None = None) -> Any:
+def inverse(
+    gpu: Gpu, values: DeviceArray, log_n: int, omega: int, shift: int | None = None
+) -> DeviceArray:
     """Coefficients from evaluations at shift·ω^i (shift None: plain inverse NTT)."""
     omega_inv = pow(omega, -1, _R)
     if shift is None:
-        n_inv = device.cupy_module().asarray(ints_to_limbs([pow(1 << log_n, -1, _R)]))
+        n_inv = gpu.to_device(ints_to_limbs([pow(1 << log_n, -1, _R)]))
         exit_ = (CONSTANT, (n_inv, n_inv, 0))
     else:
-        exit_ = (GEOMETRIC, coset_exit(pow(shift, -1, _R), log_n))
-    return transform(values, log_n, omega_inv, (TO_MONT, None), exit_)
+        exit_ = (GEOMETRIC, coset_exit(gpu, pow(shift, -1, _R), log_n))
+    return transform(gpu, values, log_n, omega_inv, (TO_MONT, None), exit_)

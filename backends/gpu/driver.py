@@ -1,0 +1,277 @@
+"""The driver over one adapter: device arrays, the kernel cache, launches, sizes, CUDA failures.
+
+Nothing here imports a GPU library: the adapter does, on first use, so both backends' plugins
+load on machines with no GPU and say why they cannot run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from cuzk_core.errors import CuzkError
+
+from .adapter import Adapter
+from .kernels import KernelCache
+
+NULL = np.uint64(0)
+"""A null device pointer as a kernel argument."""
+GIB = float(1 << 30)
+MODULES = ("ff/fr_kernels.cu", "r1cs/spmv.cu", "ntt/ntt.cu", "msm/msm.cu", "util/scan.cu")
+"""Every kernel file the backends use, compiled together on first use."""
+
+
+class GpuError(CuzkError):
+    """A CUDA failure or an oversize request in a GPU backend (the CLI exits 2)."""
+
+
+class DeviceArray:
+    """A C-ordered array in device memory; slices along the first axis and views share it."""
+
+    __slots__ = ("_owner", "dtype", "gpu", "ptr", "shape")
+
+    def __init__(
+        self, gpu: Gpu, shape: tuple[int, ...], dtype: np.dtype, ptr: int, owner: Any
+    ) -> None:
+        self.gpu = gpu
+        self.shape = shape
+        self.dtype = dtype
+        self.ptr = ptr
+        self._owner = owner
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """The size in bytes."""
+        return self.size * self.dtype.itemsize
+
+    @property
+    def arg(self) -> np.uint64:
+        """The address as a kernel argument."""
+        return np.uint64(self.ptr)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key: int | slice) -> DeviceArray:
+        """Rows ``key`` (a step-1 slice), or row ``key`` with the first axis dropped."""
+        rows = self.shape[0]
+        row_bytes = self.nbytes // rows if rows else 0
+        if isinstance(key, slice):
+            start, stop, step = key.indices(rows)
+            if step != 1:
+                raise ValueError("device arrays slice with step 1 only")
+            shape = (max(0, stop - start), *self.shape[1:])
+        else:
+            start = key + rows if key < 0 else key
+            if not 0 <= start < rows:
+                raise IndexError(f"row {key} of a device array of {rows} rows")
+            shape = self.shape[1:]
+        return DeviceArray(self.gpu, shape, self.dtype, self.ptr + start * row_bytes, self._owner)
+
+    def view(self, dtype: Any) -> DeviceArray:
+        """The same bytes as ``dtype``, the last axis rescaled (as numpy's ``view``)."""
+        dtype = np.dtype(dtype)
+        last = self.shape[-1] * self.dtype.itemsize
+        if last % dtype.itemsize:
+            raise ValueError(f"a last axis of {last} bytes is not a whole number of {dtype}")
+        shape = (*self.shape[:-1], last // dtype.itemsize)
+        return DeviceArray(self.gpu, shape, dtype, self.ptr, self._owner)
+
+    def get(self) -> np.ndarray:
+        """A host copy (waits for the work queued before)."""
+        host = np.empty(self.shape, dtype=self.dtype)
+        if host.nbytes:
+            self.gpu.adapter.copy_dtoh(host, self.ptr)
+        return host
+
+
+class Gpu:
+    """One backend's device: its adapter, compiled kernels, tuning macros and weak caches."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self.name = adapter.name
+        self.kernels = KernelCache(adapter)
+        self.defines: dict[str, dict[str, int]] = {}
+        """Tuning macros per kernel file (``{"msm/msm.cu": {"MSM_PREFETCH": 1}}``), for A/B runs."""
+        self._availability: tuple[bool, str] | None = None
+        self._caches: dict[str, weakref.WeakKeyDictionary] = {}
+
+    def availability(self) -> tuple[bool, str]:
+        """Whether the backend can run here, and a line saying on what or why not (asked once)."""
+        if self._availability is None:
+            reason = self.adapter.unavailable()
+            self._availability = (False, reason) if reason is not None else self._describe()
+        return self._availability
+
+    def _describe(self) -> tuple[bool, str]:
+        """The line for a usable device; unavailable if it cannot even be described."""
+        try:
+            info = self.adapter.describe()
+        except Exception as exc:  # must not take the plugin down: report it instead
+            library = self.adapter.library
+            return False, f"{library} cannot describe device 0 ({type(exc).__name__}: {exc})"
+        return True, (
+            f"{info['library']} on {info['gpu']} (sm_{info['sm']}, {info['memory_gib']:.0f} GiB), "
+            f"CUDA driver {info['driver_cuda']}, kernels by {info['compiler']}"
+        )
+
+    def require(self) -> None:
+        """Refuse clearly when the backend cannot run here."""
+        available, reason = self.availability()
+        if not available:
+            raise GpuError(f"{self.name} backend cannot run here: {reason}")
+
+    def scope(self) -> contextlib.AbstractContextManager[None]:
+        """The device current in this thread for the body (nothing to do without a device)."""
+        if not self.availability()[0]:
+            return contextlib.nullcontext()
+        return self.adapter.scope()
+
+    @contextlib.contextmanager
+    def errors(self, what: str) -> Iterator[None]:
+        """Turn CUDA, compiler and out-of-memory failures in the body into one-line GpuErrors."""
+        try:
+            yield
+        except CuzkError:
+            raise
+        except Exception as exc:
+            if not (self.adapter.is_failure(exc) or isinstance(exc, MemoryError)):
+                raise
+            text = str(exc).strip()
+            first_line = text.splitlines()[0] if text else ""
+            raise GpuError(
+                f"{self.name} backend: {what} failed: {type(exc).__name__}: {first_line}"
+            ) from exc
+
+    def cache(self, name: str) -> weakref.WeakKeyDictionary:
+        """A per-device cache keyed weakly by host objects (matrices, resident bases)."""
+        return self._caches.setdefault(name, weakref.WeakKeyDictionary())
+
+    # ------------------------------------------------------------ kernels
+
+    def warm_up(self, timer: Any = None) -> dict[str, float]:
+        """Compile (or load from the disk cache) every kernel module once; ms per module."""
+        fresh = [m for m in MODULES if m not in self.kernels.compile_ms]
+        if fresh:
+            span = timer.span("compile_kernels") if timer is not None else contextlib.nullcontext()
+            with self.errors("compiling kernels"), span as record:
+                for name in fresh:
+                    self.kernels.module(name, self.defines.get(name))
+                if record is not None:
+                    record.attrs.update({m: round(self.kernels.compile_ms[m], 1) for m in fresh})
+        return dict(self.kernels.compile_ms)
+
+    def kernel(self, module: str, function: str) -> Any:
+        """A compiled kernel by file and name, built with that file's defines."""
+        return self.kernels.kernel(module, function, self.defines.get(module))
+
+    def launch(
+        self, function: Any, threads: int, args: tuple, block: int = 256, shared_bytes: int = 0
+    ) -> None:
+        """Launch ``function`` over ``threads`` threads in blocks of ``block``."""
+        if threads <= 0:
+            return
+        converted = tuple(a.arg if isinstance(a, DeviceArray) else a for a in args)
+        self.adapter.launch(function, math.ceil(threads / block), block, converted, shared_bytes)
+
+    def synchronize(self) -> None:
+        """Wait for the device to finish queued work."""
+        self.adapter.synchronize()
+
+    @contextlib.contextmanager
+    def step(self, timer: Any, name: str, **attrs: Any) -> Iterator[None]:
+        """A finer span inside a phase; at CUZK_TIMING=2 it waits for the device (GPU time)."""
+        with timer.span(name, **attrs):
+            yield
+            if timer.level >= 2:
+                self.synchronize()
+
+    # ------------------------------------------------------------ arrays
+
+    def empty(self, shape: tuple[int, ...], dtype: Any) -> DeviceArray:
+        """An uninitialized device array from the library's pool."""
+        dtype = np.dtype(dtype)
+        nbytes = math.prod(shape) * dtype.itemsize
+        owner, ptr = self.adapter.alloc(nbytes) if nbytes else (None, 0)
+        return DeviceArray(self, tuple(shape), dtype, ptr, owner)
+
+    def clear(self, array: DeviceArray) -> DeviceArray:
+        """Zero ``array`` (or a view) in place; returns it."""
+        if array.nbytes:
+            self.adapter.zero(array.ptr, array.nbytes)
+        return array
+
+    def zeros(self, shape: tuple[int, ...], dtype: Any) -> DeviceArray:
+        """A zeroed device array."""
+        return self.clear(self.empty(shape, dtype))
+
+    def to_device(self, host: np.ndarray) -> DeviceArray:
+        """A device copy of ``host``, copied directly (the memory policies are memory.py's)."""
+        host = np.ascontiguousarray(host)
+        out = self.empty(host.shape, host.dtype)
+        if host.nbytes:
+            self.adapter.copy_htod(out.ptr, host)
+        return out
+
+    def copy_into(self, destination: DeviceArray, source: DeviceArray) -> None:
+        """Queue a copy of ``source`` into the same-sized ``destination``."""
+        if destination.nbytes != source.nbytes:
+            raise ValueError(f"copying {source.nbytes} bytes into {destination.nbytes}")
+        if source.nbytes:
+            self.adapter.copy_dtod(destination.ptr, source.ptr, source.nbytes)
+
+    def copy(self, source: DeviceArray) -> DeviceArray:
+        """A new device array holding ``source``'s values."""
+        out = self.empty(source.shape, source.dtype)
+        self.copy_into(out, source)
+        return out
+
+    # ------------------------------------------------------------ sizes
+
+    def free_bytes(self) -> int:
+        """Device memory allocations can still get (the pool's idle memory included)."""
+        return self.adapter.memory()[0]
+
+    def total_bytes(self) -> int:
+        """The device's memory size."""
+        return self.adapter.memory()[1]
+
+    def ensure_fits(self, needed: int, what: str) -> None:
+        """Refuse up front, with the sizes, a step whose working memory cannot fit on the device."""
+        available, total = self.adapter.memory()
+        if needed > available:
+            raise GpuError(
+                f"{self.name} backend: {what} needs {needed / GIB:.2f} GiB of device memory, "
+                f"{available / GIB:.2f} GiB is free (device total {total / GIB:.2f} GiB)"
+            )
+
+
+class EventClock:
+    """Times work on the GPU with CUDA events around it, waiting for the device to finish."""
+
+    name = "cuda-events"
+
+    def __init__(self, gpu: Gpu) -> None:
+        self._gpu = gpu
+
+    def time(self, work: Callable[[], Any]) -> tuple[Any, float]:
+        """Run ``work``; its result and the elapsed device milliseconds."""
+        adapter = self._gpu.adapter
+        with self._gpu.scope():
+            start, stop = adapter.event(timing=True), adapter.event(timing=True)
+            start.record(adapter.stream())
+            result = work()
+            stop.record(adapter.stream())
+            stop.synchronize()
+            return result, adapter.elapsed_ms(start, stop)

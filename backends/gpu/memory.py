@@ -1,0 +1,268 @@
+"""Host and device memory under the profile's policies: pinning, staging, and where bases live.
+
+Pinning (``memory.pinning``): ``none`` copies from pageable memory (the driver stages it);
+``register`` page-locks the big host arrays in place (cudaHostRegister, the adapter's
+``register``) during ``pin``; ``pool`` copies through a reused pair of page-locked staging
+buffers (``pool_mib`` in all), so the CPU fills one while the DMA engine drains the other, and
+``alloc_host`` hands out page-locked arrays. Key storage (``memory.key_storage``): ``device``
+keeps uploaded bases resident across proofs (keyed by the host batch, freed when it is),
+``host`` uploads per proof and frees on release, ``stream``/``mmap`` leave bases on the host and
+the MSM uploads them chunk by chunk.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+import attrs
+import numpy as np
+
+from cuzk_core.layout import G1Affines, G2Affines
+from cuzk_core.profile import KeyStorage, Pinning, Profile
+
+from .driver import DeviceArray, Gpu
+
+_MIB = 1 << 20
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+class PinnedRegistry:
+    """Host address ranges currently page-locked (registered or allocated pinned).
+
+    Page-locking belongs to the process, not to one library, so both backends share one.
+    """
+
+    def __init__(self) -> None:
+        self._ranges: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def add(self, address: int, nbytes: int) -> None:
+        """Record a page-locked range."""
+        with self._lock:
+            self._ranges[address] = nbytes
+
+    def remove(self, address: int) -> None:
+        """Forget a range."""
+        with self._lock:
+            self._ranges.pop(address, None)
+
+    def covers(self, array: np.ndarray) -> bool:
+        """Whether all of ``array``'s bytes lie in one page-locked range."""
+        start = _address(array)
+        end = start + array.nbytes
+        with self._lock:
+            return any(a <= start and end <= a + n for a, n in self._ranges.items())
+
+
+PINNED = PinnedRegistry()
+
+
+@attrs.define
+class Registration:
+    """What ``pin`` page-locked in place, for ``unpin``: (address, adapter handle) pairs."""
+
+    entries: list[tuple[int, Any]] = attrs.field(factory=list)
+
+
+class StagingPool:
+    """Two reused page-locked buffers for chunked, overlapped host↔device copies."""
+
+    def __init__(self, gpu: Gpu) -> None:
+        self._gpu = gpu
+        self._buffers: list[np.ndarray] = []
+        self._events: list[Any] = []
+        self._lock = threading.Lock()
+
+    def ensure(self, total_bytes: int) -> None:
+        """Allocate the pair (``total_bytes`` together) unless it already exists at that size."""
+        half = max(_MIB, total_bytes // 2)
+        if self._buffers and self._buffers[0].nbytes == half:
+            return
+        self._buffers = [self._gpu.adapter.alloc_pinned(half) for _ in range(2)]
+        self._events = [None, None]
+
+    def upload(self, host: np.ndarray, out: DeviceArray, pool_bytes: int) -> None:
+        """Copy C-contiguous ``host`` into device array ``out`` through the pool."""
+        adapter = self._gpu.adapter
+        with self._lock:
+            self.ensure(pool_bytes)
+            src = host.reshape(-1).view(np.uint8)
+            stream = adapter.stream()
+            step = self._buffers[0].nbytes
+            for index, offset in enumerate(range(0, src.nbytes, step)):
+                slot = index % 2
+                if self._events[slot] is not None:
+                    self._events[slot].synchronize()
+                size = min(step, src.nbytes - offset)
+                buffer = self._buffers[slot]
+                np.copyto(buffer[:size], src[offset : offset + size])
+                adapter.copy_htod_async(out.ptr + offset, buffer[:size], stream)
+                event = adapter.event(timing=False)
+                event.record(stream)
+                self._events[slot] = event
+            for event in self._events:
+                if event is not None:
+                    event.synchronize()
+
+    def download(self, array: DeviceArray, host: np.ndarray, pool_bytes: int) -> None:
+        """Copy device array ``array`` into C-contiguous ``host`` through the pool."""
+        adapter = self._gpu.adapter
+        with self._lock:
+            self.ensure(pool_bytes)
+            dst = host.reshape(-1).view(np.uint8)
+            stream = adapter.stream()
+            step = self._buffers[0].nbytes
+            pending: list[tuple[Any, int, int, int]] = []
+            for index, offset in enumerate(range(0, dst.nbytes, step)):
+                slot = index % 2
+                size = min(step, dst.nbytes - offset)
+                if len(pending) == 2:
+                    self._drain(pending.pop(0), dst)
+                adapter.copy_dtoh_async(self._buffers[slot][:size], array.ptr + offset, stream)
+                event = adapter.event(timing=False)
+                event.record(stream)
+                pending.append((event, slot, offset, size))
+            for item in pending:
+                self._drain(item, dst)
+
+    def _drain(self, item: tuple[Any, int, int, int], dst: np.ndarray) -> None:
+        event, slot, offset, size = item
+        event.synchronize()
+        np.copyto(dst[offset : offset + size], self._buffers[slot][:size])
+
+
+# ---------------------------------------------------------------- MSM bases
+
+
+@attrs.define(eq=False)
+class DeviceBases:
+    """Affine bases on the device in Montgomery form, with their infinity mask (or None)."""
+
+    group: str
+    count: int
+    coords: DeviceArray | None
+    skip: DeviceArray | None
+    resident: bool
+
+
+@attrs.define(eq=False)
+class HostBases:
+    """Bases left on the host (``stream``/``mmap`` storage): MSMs upload them chunk by chunk."""
+
+    group: str
+    points: G1Affines | G2Affines
+
+    @property
+    def count(self) -> int:
+        """The number of bases."""
+        return len(self.points)
+
+
+def group_of(points: G1Affines | G2Affines) -> str:
+    """``"g1"`` or ``"g2"`` for a canonical batch."""
+    return "g2" if isinstance(points, G2Affines) else "g1"
+
+
+class Memory:
+    """One backend's host and device memory under the profile's pinning and key storage."""
+
+    def __init__(self, gpu: Gpu) -> None:
+        self.gpu = gpu
+        self.staging = StagingPool(gpu)
+
+    def alloc_host(self, profile: Profile, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+        """A zeroed host array; page-locked when the profile pins through a pool."""
+        if profile.memory.pinning is not Pinning.POOL:
+            return np.zeros(shape, dtype=dtype)
+        count = int(np.prod(shape))
+        nbytes = count * np.dtype(dtype).itemsize
+        buffer = self.gpu.adapter.alloc_pinned(max(1, nbytes))
+        array = buffer[:nbytes].view(dtype).reshape(shape)
+        array[...] = 0
+        address = _address(array)
+        PINNED.add(address, array.nbytes)
+        weakref.finalize(array, PINNED.remove, address)
+        return array
+
+    def pin(self, profile: Profile, arrays: list[np.ndarray]) -> Registration:
+        """Page-lock ``arrays`` in place under ``register``; set up the staging pool under
+        ``pool``."""
+        registration = Registration()
+        if profile.memory.pinning is Pinning.POOL:
+            self.staging.ensure(profile.memory.pool_mib * _MIB)
+        if profile.memory.pinning is not Pinning.REGISTER:
+            return registration
+        for array in arrays:
+            if array.nbytes == 0 or not array.flags.c_contiguous or PINNED.covers(array):
+                continue
+            handle = self.gpu.adapter.register(array)
+            PINNED.add(_address(array), array.nbytes)
+            registration.entries.append((_address(array), handle))
+        return registration
+
+    def unpin(self, registration: Registration) -> None:
+        """Undo ``pin``'s registrations."""
+        for address, handle in registration.entries:
+            self.gpu.adapter.unregister(handle)
+            PINNED.remove(address)
+        registration.entries.clear()
+
+    def to_device(self, profile: Profile, host: np.ndarray) -> DeviceArray:
+        """A device copy of ``host`` made the way the profile's pinning says."""
+        host = np.ascontiguousarray(host)
+        if host.nbytes == 0 or PINNED.covers(host) or profile.memory.pinning is not Pinning.POOL:
+            return self.gpu.to_device(host)
+        out = self.gpu.empty(host.shape, host.dtype)
+        self.staging.upload(host, out, profile.memory.pool_mib * _MIB)
+        return out
+
+    def to_host(self, profile: Profile, array: DeviceArray) -> np.ndarray:
+        """A host copy of device ``array`` (through the staging pool under ``pool``)."""
+        if profile.memory.pinning is Pinning.POOL and array.nbytes > _MIB:
+            host = np.empty(array.shape, dtype=array.dtype)
+            self.staging.download(array, host, profile.memory.pool_mib * _MIB)
+            return host
+        return array.get()
+
+    def upload_points(
+        self, profile: Profile, points: G1Affines | G2Affines, resident: bool
+    ) -> DeviceBases:
+        """Copy a canonical batch to the device and convert its coordinates to Montgomery form."""
+        coords = np.ascontiguousarray(points.coords)
+        infinity = np.asarray(points.infinity, dtype=bool)
+        if infinity.any():
+            coords = coords.copy()
+            coords[infinity] = 0
+        count = len(points)
+        words = coords.reshape(count, -1).view(np.uint32) if count else np.zeros((0, 24), np.uint32)
+        on_device = self.to_device(profile, words)
+        fq_elements = on_device.size // 12
+        to_mont = self.gpu.kernel("msm/msm.cu", "fq_to_mont")
+        self.gpu.launch(to_mont, fq_elements, (on_device, np.uint64(fq_elements)))
+        skip = self.gpu.to_device(infinity.view(np.uint8)) if infinity.any() else None
+        return DeviceBases(group_of(points), count, on_device, skip, resident)
+
+    def upload(self, profile: Profile, points: G1Affines | G2Affines) -> DeviceBases | HostBases:
+        """Place bases per ``key_storage``: resident, per proof, or left on the host."""
+        storage = profile.memory.key_storage
+        if storage in (KeyStorage.STREAM, KeyStorage.MMAP):
+            return HostBases(group_of(points), points)
+        if storage is KeyStorage.DEVICE:
+            resident = self.gpu.cache("resident")
+            cached = resident.get(points)
+            if cached is None:
+                cached = resident[points] = self.upload_points(profile, points, resident=True)
+            return cached
+        return self.upload_points(profile, points, resident=False)
+
+    @staticmethod
+    def release(handle: Any) -> None:
+        """Free a per-proof upload now; resident bases stay until their host batch is dropped."""
+        if isinstance(handle, DeviceBases) and not handle.resident:
+            handle.coords = None
+            handle.skip = None

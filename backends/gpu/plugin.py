@@ -1,0 +1,295 @@
+"""The hook implementations of a GPU backend, written once: each backend is one adapter and
+a :class:`GpuPlugin` built on it, registered through its entry point.
+
+The library is imported on first use, never at import time: on a machine without it or a GPU
+the plugin still loads and ``cuzk_backend_info`` says why it cannot run. Every hook returns None
+unless ``ctx.backend`` is this backend's name; CUDA failures become one-line :class:`GpuError`s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from cuzk_core import __version__, hookimpl
+from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
+from cuzk_core.curve.g1 import g1_to_affine
+from cuzk_core.curve.g2 import g2_to_affine
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
+from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
+
+from . import field, msm, ntt
+from .adapter import Adapter
+from .driver import DeviceArray, EventClock, Gpu
+from .memory import DeviceBases, HostBases, Memory, group_of
+
+_SCALAR_BYTES = 32
+
+
+def _check_domain(values: np.ndarray, domain: EvaluationDomain) -> None:
+    if values.shape != (domain.size, 4):
+        raise ValueError(f"NTT input is shaped {values.shape}, the domain needs ({domain.size}, 4)")
+
+
+class GpuPlugin:
+    """Every hook of one GPU backend over its adapter (an instance is the registered plugin)."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.gpu = Gpu(adapter)
+        self.memory = Memory(self.gpu)
+
+    def _ours(self, ctx: BackendContext) -> bool:
+        return ctx.backend == self.gpu.name
+
+    @contextlib.contextmanager
+    def _device(self, ctx: BackendContext, what: str, ready: bool = True) -> Iterator[None]:
+        """The device current for the body and its CUDA failures as GpuErrors; with ``ready``,
+        refuse clearly when the GPU cannot be used and compile the kernels once (own span)."""
+        if ready:
+            self.gpu.require()
+        with self.gpu.scope(), self.gpu.errors(what):
+            if ready:
+                self.gpu.warm_up(ctx.timer)
+            yield
+
+    @hookimpl
+    def cuzk_backend_info(self) -> BackendInfo:
+        """This backend's name and version, and whether it can run here (on what, or why not)."""
+        available, reason = self.gpu.availability()
+        name = self.gpu.name
+        return BackendInfo(name, __version__, available=available, reason=reason, device="cuda")
+
+    # ------------------------------------------------------------ allocation
+
+    @hookimpl
+    def cuzk_alloc_host(
+        self, ctx: BackendContext, shape: tuple[int, ...], dtype: str, purpose: str
+    ) -> np.ndarray | None:
+        """A zeroed host buffer, page-locked under ``pool`` pinning."""
+        if not self._ours(ctx):
+            return None
+        with self._device(ctx, f"allocating host buffer {purpose!r}", ready=False):
+            return self.memory.alloc_host(ctx.profile, shape, dtype)
+
+    @hookimpl
+    def cuzk_pin(self, ctx: BackendContext, arrays: list, purpose: str) -> Any:
+        """Page-lock or stage per the profile's pinning."""
+        if not self._ours(ctx):
+            return None
+        with self._device(ctx, f"pinning {purpose!r}"):
+            return self.memory.pin(ctx.profile, arrays)
+
+    @hookimpl
+    def cuzk_unpin(self, ctx: BackendContext, handle: Any) -> bool | None:
+        """Undo ``cuzk_pin``."""
+        if not self._ours(ctx):
+            return None
+        with self._device(ctx, "unpinning", ready=False):
+            self.memory.unpin(handle)
+        return True
+
+    @hookimpl
+    def cuzk_upload(self, ctx: BackendContext, points: Any, purpose: str) -> Any:
+        """Place MSM bases per the profile's key storage."""
+        if not self._ours(ctx):
+            return None
+        with self._device(ctx, f"uploading bases {purpose!r}"):
+            return self.memory.upload(ctx.profile, points)
+
+    @hookimpl
+    def cuzk_release(self, ctx: BackendContext, handle: Any) -> bool | None:
+        """Free a per-proof upload now."""
+        if not self._ours(ctx):
+            return None
+        self.memory.release(handle)
+        return True
+
+    # ------------------------------------------------------------ synthesis
+
+    @hookimpl
+    def cuzk_synthesize(self, ctx: BackendContext, circuit: Any) -> Synthesized | None:
+        """Run the circuit's gadgets on the host."""
+        if not self._ours(ctx):
+            return None
+        cs = ConstraintSystem()
+        with ctx.timer.span("gadgets"):
+            circuit.synthesize(cs)
+        with ctx.timer.span("matrices"):
+            matrices = cs.matrices()
+        return Synthesized(matrices, ints_to_limbs(cs.assignment()))
+
+    @hookimpl
+    def cuzk_evaluate_r1cs(
+        self, ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """A·z, B·z, C·z by sparse products on the device."""
+        if not self._ours(ctx):
+            return None
+        rows = matrices.num_constraints
+        with self._device(ctx, "evaluating the R1CS"):
+            nnz = matrices.a.nnz + matrices.b.nnz + matrices.c.nnz
+            needed = nnz * 48 + (len(witness) * 2 + 3 * rows) * _SCALAR_BYTES
+            self.gpu.ensure_fits(needed, "R1CS")
+            z_mont = field.to_montgomery(self.gpu, self.memory.to_device(ctx.profile, witness))
+            return tuple(
+                self.memory.to_host(ctx.profile, field.spmv(self.gpu, m, z_mont))
+                for m in (matrices.a, matrices.b, matrices.c)
+            )
+
+    # ------------------------------------------------------------ NTT
+
+    def _ntt(
+        self,
+        ctx: BackendContext,
+        values: np.ndarray,
+        domain: EvaluationDomain,
+        transform: Callable[..., DeviceArray],
+        shift: int | None = None,
+    ) -> np.ndarray | None:
+        """``transform`` (ntt.forward or ntt.inverse) of host ``values``; None if not ours."""
+        if not self._ours(ctx):
+            return None
+        _check_domain(values, domain)
+        if domain.size == 1:
+            return np.array(values, dtype=np.uint64)
+        what = f"an NTT of size 2^{domain.log_size}"
+        with self._device(ctx, what):
+            self.gpu.ensure_fits(domain.size * 4 * _SCALAR_BYTES, what)
+            on_device = self.memory.to_device(ctx.profile, values)
+            out = transform(self.gpu, on_device, domain.log_size, domain.omega, shift)
+            return self.memory.to_host(ctx.profile, out)
+
+    @hookimpl
+    def cuzk_ntt(
+        self, ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain
+    ) -> np.ndarray | None:
+        """Forward NTT, natural order."""
+        return self._ntt(ctx, values, domain, ntt.forward)
+
+    @hookimpl
+    def cuzk_intt(
+        self, ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain
+    ) -> np.ndarray | None:
+        """Inverse NTT, natural order."""
+        return self._ntt(ctx, values, domain, ntt.inverse)
+
+    @hookimpl
+    def cuzk_coset_ntt(
+        self, ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int
+    ) -> np.ndarray | None:
+        """NTT on the coset ``shift·⟨ω⟩``."""
+        return self._ntt(ctx, values, domain, ntt.forward, shift)
+
+    @hookimpl
+    def cuzk_coset_intt(
+        self, ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int
+    ) -> np.ndarray | None:
+        """Inverse of ``cuzk_coset_ntt``."""
+        return self._ntt(ctx, values, domain, ntt.inverse, shift)
+
+    @hookimpl
+    def cuzk_quotient_pointwise(
+        self, ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: int
+    ) -> np.ndarray | None:
+        """``(a·b − c)·scale`` elementwise on the device."""
+        if not self._ours(ctx):
+            return None
+        with self._device(ctx, "the quotient step"):
+            self.gpu.ensure_fits(4 * len(a) * _SCALAR_BYTES, "the quotient step")
+            up = [self.memory.to_device(ctx.profile, x) for x in (a, b, c)]
+            return self.memory.to_host(ctx.profile, field.quotient(self.gpu, *up, scale))
+
+    # ------------------------------------------------------------ MSM
+
+    def _slicer(self, ctx: BackendContext, bases: Any, group: str) -> tuple[msm.BaseSlicer, bool]:
+        """Device slices of ``bases`` (a handle from cuzk_upload, or a canonical batch)."""
+        if isinstance(bases, DeviceBases):
+            coords, skip = bases.coords, bases.skip
+            if bases.group != group or coords is None:
+                raise ValueError(f"bases handle is {bases.group} (released: {coords is None})")
+
+            def resident(start: int, stop: int) -> tuple[DeviceArray, DeviceArray | None]:
+                return coords[start:stop], None if skip is None else skip[start:stop]
+
+            return resident, False
+        points = bases.points if isinstance(bases, HostBases) else bases
+        if group_of(points) != group:
+            raise ValueError(f"bases are {group_of(points)}, this MSM is {group}")
+
+        def streamed(start: int, stop: int) -> tuple[DeviceArray, DeviceArray | None]:
+            up = self.memory.upload_points(ctx.profile, points[start:stop], resident=False)
+            return up.coords, up.skip
+
+        return streamed, True
+
+    def _msm(
+        self,
+        ctx: BackendContext,
+        bases: Any,
+        scalars: np.ndarray,
+        window_bits: int | None,
+        label: str,
+        group: str,
+    ) -> Any:
+        count = bases.count if isinstance(bases, DeviceBases | HostBases) else len(bases)
+        if count != len(scalars):
+            raise ValueError(f"MSM {label!r}: {count} bases but {len(scalars)} scalars")
+        settings = ctx.profile.msm
+        with self._device(ctx, f"MSM {label!r} in {group.upper()} ({count} points)"):
+            slicer, streamed = self._slicer(ctx, bases, group)
+            self.gpu.ensure_fits(len(scalars) * _SCALAR_BYTES, f"the scalars of MSM {label!r}")
+            words = np.ascontiguousarray(scalars, dtype=np.uint64)
+            on_device = self.memory.to_device(ctx.profile, words)
+            return msm.msm(
+                self.gpu,
+                msm.GROUPS[group],
+                slicer,
+                streamed,
+                on_device.view(np.uint32),
+                window_bits,
+                settings.signed_digits,
+                settings.split_01,
+                ctx.timer,
+            )
+
+    @hookimpl
+    def cuzk_msm_g1(
+        self, ctx: BackendContext, bases: Any, scalars: np.ndarray, window_bits: Any, label: str
+    ) -> G1Affines | None:
+        """G1 MSM by Pippenger on the device."""
+        if not self._ours(ctx):
+            return None
+        total = self._msm(ctx, bases, scalars, window_bits, label, "g1")
+        return G1Affines.from_points([g1_to_affine(total)])
+
+    @hookimpl
+    def cuzk_msm_g2(
+        self, ctx: BackendContext, bases: Any, scalars: np.ndarray, window_bits: Any, label: str
+    ) -> G2Affines | None:
+        """G2 MSM by Pippenger on the device."""
+        if not self._ours(ctx):
+            return None
+        total = self._msm(ctx, bases, scalars, window_bits, label, "g2")
+        return G2Affines.from_points([g2_to_affine(total)])
+
+    # ------------------------------------------------------------ measurement (optional hooks)
+
+    @hookimpl
+    def cuzk_bench_clock(self, ctx: BackendContext) -> EventClock | None:
+        """CUDA events around the timed work."""
+        if not self._ours(ctx) or not self.gpu.availability()[0]:
+            return None
+        return EventClock(self.gpu)
+
+    @hookimpl
+    def cuzk_device_memory(self, ctx: BackendContext) -> int | None:
+        """Device bytes in use now (called from the memory sampler's thread)."""
+        if not self._ours(ctx) or not self.gpu.availability()[0]:
+            return None
+        with self.gpu.scope():
+            free, total = self.gpu.adapter.memory()
+        return total - free

@@ -1,0 +1,1 @@
+"""The PyCUDA backend: the shared GPU driver (cuzk_backend_gpu) over PyCUDA, kernels by nvcc."""

@@ -1,0 +1,53 @@
+"""Whole proofs of a real circuit (PoRep-lite: Poseidon Merkle paths) under several profiles: the
+same key and seed give the reference's proof bytes, and the proof verifies."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from cuzk_core.backend import Backend
+from cuzk_core.circuits import PorepLite
+from cuzk_core.conformance.checks import (
+    PROOF_SEED,
+    REFERENCE,
+    Subject,
+    check_proof,
+    synthesizer,
+)
+from cuzk_core.groth16.keys import ProvingKey
+from cuzk_core.groth16.prover import prove
+from cuzk_core.groth16.setup import generate_parameters
+
+PROFILES = {
+    "defaults": {},
+    "h200-like": {
+        "msm.split_01": True,
+        "memory.pinning": "pool",
+        "memory.key_storage": "device",
+        "memory.pool_mib": 8,
+    },
+    "unsigned-registered-stream": {
+        "msm.signed_digits": False,
+        "memory.pinning": "register",
+        "memory.key_storage": "stream",
+        "msm.window_bits.h": 5,
+    },
+    "b_g2-on-cpu": {"msm.b_g2_on": "cpu"},
+}
+
+
+@functools.cache
+def _reference_proof(reference: Backend) -> tuple[PorepLite, ProvingKey, bytes]:
+    """The circuit, its key and the reference's proof bytes, made once."""
+    circuit = PorepLite(challenges=1, depth=2, seed=5)
+    key = generate_parameters(synthesizer(reference, circuit)()[0], seed=11)
+    proof = prove(reference, synthesizer(reference, circuit), lambda: key, seed=PROOF_SEED)
+    return circuit, key, proof.proof.to_bytes()
+
+
+@pytest.mark.cuzk_cases("profile", lambda backend: [] if backend.name == REFERENCE else PROFILES)
+def test_same_proof_bytes(cuzk_subject: Subject, profile: str) -> None:
+    """Byte-identical to the reference's proof (whose own proofs cuzk's prover tests check)."""
+    check_proof(cuzk_subject, *_reference_proof(cuzk_subject.reference), PROFILES[profile])

@@ -1,0 +1,107 @@
+"""The GPU backends (cupy, pycuda) without a GPU: they load, say why they cannot run, refuse
+clearly, map CUDA failures to one-line errors; and the shared driver's device arrays."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from cuzk_backend_cupy.plugin import plugin as cupy_plugin
+from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
+from cuzk_backend_gpu.plugin import GpuPlugin
+from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
+from cuzk_core.backend import BackendContext
+from cuzk_core.domain import EvaluationDomain
+from cuzk_core.errors import CuzkError
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile
+
+PLUGINS = {"cupy": cupy_plugin, "pycuda": pycuda_plugin}
+LIBRARY_MODULE = {"cupy": "cupy_backends.cuda.api.runtime", "pycuda": "pycuda._driver"}
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_plugin_loads_and_says_why_it_cannot_run(name):
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    assert info.name == name and info.accelerated and info.device == "cuda"
+    available, reason = plugin.gpu.availability()
+    assert info.available is available and info.reason == reason and reason
+    assert plugin.gpu.adapter.library in reason
+    listed = load_plugins().backends[name]
+    assert listed.available is available and listed.source.endswith("(cuzk 0.1.0)")
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_cuda_failures_become_one_line_errors(name):
+    gpu = PLUGINS[name].gpu
+    fake = type("FakeCudaError", (RuntimeError,), {"__module__": LIBRARY_MODULE[name]})
+    with pytest.raises(GpuError) as caught, gpu.errors("an MSM"):
+        raise fake("CUDA_ERROR_OUT_OF_MEMORY: out of memory\nmore detail")
+    message = str(caught.value)
+    assert isinstance(caught.value, CuzkError) and caught.value.exit_code == 2
+    assert message.startswith(f"{name} backend: an MSM failed") and "\n" not in message
+    with pytest.raises(ValueError), gpu.errors("an MSM"):
+        raise ValueError("not a CUDA failure: passes through unchanged")
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_hooks_refuse_clearly_without_a_gpu(monkeypatch, name):
+    plugin = PLUGINS[name]
+    monkeypatch.setattr(plugin.gpu, "availability", lambda: (False, "no CUDA device (test)"))
+    ctx = BackendContext(name, load_profile("h200", {"backend": name}))
+    values = np.zeros((4, 4), dtype=np.uint64)
+    with pytest.raises(GpuError, match="cannot run here: no CUDA device"):
+        plugin.cuzk_ntt(ctx, values, EvaluationDomain(2))
+    assert plugin.cuzk_ntt(BackendContext("cpu", load_profile("cpu")), values, None) is None
+    host = plugin.cuzk_alloc_host(BackendContext(name, load_profile("cpu")), (3, 4), "uint64", "w")
+    assert host.shape == (3, 4) and not host.any()  # pageable memory needs no GPU
+
+
+class _HostAdapter:
+    """Just enough of an adapter, over host memory, to check the driver's array bookkeeping."""
+
+    name = "host"
+    library = "none"
+
+    def alloc(self, nbytes):
+        buffer = ctypes.create_string_buffer(nbytes)
+        return buffer, ctypes.addressof(buffer)
+
+    def copy_htod(self, pointer, host):
+        ctypes.memmove(pointer, host.ctypes.data, host.nbytes)
+
+    def copy_dtoh(self, host, pointer):
+        ctypes.memmove(host.ctypes.data, pointer, host.nbytes)
+
+    def copy_dtod(self, destination, source, nbytes):
+        ctypes.memmove(destination, source, nbytes)
+
+    def zero(self, pointer, nbytes):
+        ctypes.memset(pointer, 0, nbytes)
+
+
+def test_device_arrays_slice_view_and_copy_like_numpy():
+    gpu = Gpu(_HostAdapter())
+    host = np.arange(40, dtype=np.uint64).reshape(10, 4)
+    array = gpu.to_device(host)
+    assert isinstance(array, DeviceArray) and array.shape == (10, 4) and array.nbytes == 320
+    assert (array[2:5].get() == host[2:5]).all() and (array[-1].get() == host[-1]).all()
+    assert array[7:3].shape == (0, 4) and array[7:3].get().shape == (0, 4)
+    words = array.view(np.uint32)
+    assert words.shape == (10, 8) and (words[3:4].get() == host[3:4].view(np.uint32)).all()
+    copy = gpu.copy(array[1:])
+    gpu.clear(array[:2])
+    assert (copy.get() == host[1:]).all() and not array[:2].get().any()
+    assert int(gpu.zeros((3,), np.uint32)[-1].get()) == 0 and gpu.empty((0, 4), np.uint8).ptr == 0
+    with pytest.raises(ValueError):
+        array[::2]
+    with pytest.raises(IndexError):
+        array[10]
+
+
+def test_every_gpu_plugin_is_the_shared_one():
+    assert all(isinstance(p, GpuPlugin) for p in PLUGINS.values())
+    assert cupy_plugin.gpu is not pycuda_plugin.gpu
