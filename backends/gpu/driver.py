@@ -243,10 +243,6 @@ class Gpu:
         """Device memory allocations can still get (the pool's idle memory included)."""
         return self.adapter.memory()[0]
 
-    def total_bytes(self) -> int:
-        """The device's memory size."""
-        return self.adapter.memory()[1]
-
     def ensure_fits(self, needed: int, what: str) -> None:
         """Refuse up front, with the sizes, a step whose working memory cannot fit on the device."""
         available, total = self.adapter.memory()
