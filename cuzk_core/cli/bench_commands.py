@@ -240,9 +240,9 @@ def bench_ntt(args: argparse.Namespace) -> int:
 
 def bench_synth(args: argparse.Namespace) -> int:
     """``cuzk bench synth``: synthesis of an embedded circuit alone."""
-    spec = commands._circuit_spec(args)
-    commands._build_circuit(spec)  # a bad knob is an error now, not after the first profile
-    return _run_and_report(args, SynthBench(lambda: commands._build_circuit(spec), spec))
+    spec = commands.circuit_spec(args)
+    commands.build_circuit(spec)  # a bad knob is an error now, not after the first profile
+    return _run_and_report(args, SynthBench(lambda: commands.build_circuit(spec), spec))
 
 
 def _prove_bench(args: argparse.Namespace) -> ProveBench:
@@ -250,16 +250,16 @@ def _prove_bench(args: argparse.Namespace) -> ProveBench:
     if args.params is not None:
         folder = Path(args.params)
         spec = params_dir.read_circuit_spec(folder)
-        commands._build_circuit(spec)
+        commands.build_circuit(spec)
     else:
-        spec = commands._circuit_spec(args)
-        circuit = commands._build_circuit(spec)
-        folder = commands._cached_params(circuit, args)
+        spec = commands.circuit_spec(args)
+        circuit = commands.build_circuit(spec)
+        folder = commands.cached_params(circuit, args)
         spec = {"circuit": circuit.name, **circuit.knobs()}
     params_file = folder / params_dir.PARAMS_FILE
     return ProveBench(
-        lambda: commands._build_circuit(spec),
-        commands._synthesizer,
+        lambda: commands.build_circuit(spec),
+        commands.synthesizer,
         lambda: files.read_params(params_file),
         spec,
         args.seed,

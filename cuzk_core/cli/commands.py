@@ -31,12 +31,14 @@ def _progress(args: argparse.Namespace, label: str, total: int) -> Progress:
     return Progress(label, total, enabled=False if args.quiet else None)
 
 
-def _circuit_spec(args: argparse.Namespace) -> dict[str, Any]:
+def circuit_spec(args: argparse.Namespace) -> dict[str, Any]:
+    """The embedded circuit's name and the knobs given on the command line."""
     knobs = {"challenges": args.challenges, "depth": args.depth, "seed": args.circuit_seed}
     return {"circuit": args.circuit, **{k: v for k, v in knobs.items() if v is not None}}
 
 
-def _build_circuit(spec: dict[str, Any]):
+def build_circuit(spec: dict[str, Any]):
+    """The circuit a spec names, or a one-line error naming the bad knob."""
     knobs = {k: v for k, v in spec.items() if k != "circuit"}
     try:
         return get_circuit(spec["circuit"], **knobs)
@@ -50,7 +52,9 @@ def _backend(args: argparse.Namespace, timer: Timer) -> Backend:
     return load_plugins().backend(profile, timer)
 
 
-def _synthesizer(backend: Backend, circuit):
+def synthesizer(backend: Backend, circuit):
+    """A callable giving the circuit's matrices (input rows included) and witness, for prove()."""
+
     def synthesize():
         synthesized = backend.synthesize(circuit)
         return with_input_rows(synthesized.matrices), synthesized.witness
@@ -59,7 +63,7 @@ def _synthesizer(backend: Backend, circuit):
 
 
 def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress):
-    matrices, _ = _synthesizer(backend, circuit)()
+    matrices, _ = synthesizer(backend, circuit)()
     progress.step("synthesis")
     return generate_parameters(matrices, seed=seed, progress=progress)
 
@@ -70,8 +74,8 @@ def setup(args: argparse.Namespace) -> int:
         return circom.setup(args)
     timer = Timer()
     backend = _backend(args, timer)
-    spec = _circuit_spec(args)
-    circuit = _build_circuit(spec)
+    spec = circuit_spec(args)
+    circuit = build_circuit(spec)
     progress = _progress(args, "setup", SETUP_STEPS + 1)
     pk = _make_params(backend, circuit, args.seed, progress)
     progress.close()
@@ -80,7 +84,7 @@ def setup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cached_params(circuit, args: argparse.Namespace) -> Path:
+def cached_params(circuit, args: argparse.Namespace) -> Path:
     """The cache folder for ``circuit``'s parameters, generating them once if missing."""
     spec = {"circuit": circuit.name, **circuit.knobs()}
     key = "-".join([circuit.name, *(f"{k}{v}" for k, v in sorted(circuit.knobs().items()))])
@@ -105,17 +109,17 @@ def prove(args: argparse.Namespace) -> int:
     if args.params is not None:
         folder = Path(args.params)
         spec = params_dir.read_circuit_spec(folder)
-        circuit = _build_circuit(spec)
+        circuit = build_circuit(spec)
     else:
-        circuit = _build_circuit(_circuit_spec(args))
-        folder = _cached_params(circuit, args)
+        circuit = build_circuit(circuit_spec(args))
+        folder = cached_params(circuit, args)
     params_file = folder / params_dir.PARAMS_FILE
 
     progress = _progress(args, "prove", PROVE_STEPS)
     with observe(backend, args.trace, args.memlog, args.memlog_interval) as observed:
         result = run_prover(
             backend,
-            _synthesizer(backend, circuit),
+            synthesizer(backend, circuit),
             lambda: files.read_params(params_file),
             seed=args.seed,
             progress=progress,
