@@ -16,7 +16,6 @@ import argparse
 import functools
 import json
 import os
-import platform
 import random
 import shutil
 import statistics
@@ -32,6 +31,7 @@ import attrs
 import numpy as np
 
 from cuzk_core.backend import Backend
+from cuzk_core.bench import environment
 from cuzk_core.curve.g1 import (
     G1_GENERATOR,
     g1_add_affine,
@@ -55,35 +55,6 @@ from cuzk_core.timing import Timer
 
 REPO = Path(__file__).resolve().parents[1]
 CPU, FAST = "cpu", "fastcpu"
-
-
-def machine() -> dict[str, Any]:
-    """What the numbers were measured on, and how busy it was."""
-    cpu = "unknown"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return {
-        "platform": platform.platform(),
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "load_average_start": list(os.getloadavg()),
-    }
-
-
-def commit() -> dict[str, Any]:
-    """The commit measured, and whether the working tree differed from it."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
-        return done.stdout.strip()
-
-    return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
 
 
 def chain_points(group: str, n: int, rng: random.Random) -> G1Affines | G2Affines:
@@ -226,8 +197,7 @@ def main() -> None:
     }
     results = {
         "benchmark": "fastcpu vs cpu backends",
-        "machine": machine(),
-        **commit(),
+        **environment.capture(),
         "profiles": {n: {"name": p.name, "digest": p.digest()} for n, p in profiles.items()},
         "fastcpu": {"version": cuzk_fastcpu.__version__, "info": attrs.asdict(info)},
         "notes": "cpu rows are omitted above 2^12 (the reference takes tens of seconds there)",

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -24,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from cuzk_core.bench import environment
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = REPO / "node_modules" / ".bin"
@@ -62,26 +63,9 @@ def tool_version(command: list[str]) -> str:
 
 
 def machine() -> dict[str, Any]:
-    """What the numbers were measured on."""
-    cpu = "unknown"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    import numpy
-
-    import cuzk_core
-
+    """What the numbers were measured on, plus the node tools compared against."""
     return {
-        "platform": platform.platform(),
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "numpy": numpy.__version__,
-        "cuzk": cuzk_core.__version__,
-        "commit": tool_version(["git", "-C", str(REPO), "describe", "--always", "--dirty"]),
+        **environment.capture(),
         "node": tool_version(["node", "--version"]),
         "snarkjs": tool_version([str(BIN / "snarkjs"), "--version"]),
         "circom2": tool_version([str(BIN / "circom2"), "--version"]),
