@@ -52,6 +52,8 @@ class CupyAdapter:
             "gpu": name.decode() if isinstance(name, bytes) else name,
             "sm": f"{props['major']}{props['minor']}",
             "multiprocessors": props["multiProcessorCount"],
+            "threads_per_multiprocessor": props["maxThreadsPerMultiProcessor"],
+            "registers_per_multiprocessor": props["regsPerMultiprocessor"],
             "memory_gib": props["totalGlobalMem"] / GIB,
             "driver_cuda": f"{driver // 1000}.{driver % 1000 // 10}",
             "library": f"CuPy {cupy.__version__}",
@@ -71,6 +73,10 @@ class CupyAdapter:
         module = _cupy().RawModule(code=source, options=options)
         module.compile()
         return module
+
+    def registers(self, function: Any) -> int:
+        """The ``RawKernel``'s register count."""
+        return int(function.num_regs)
 
     def launch(self, function: Any, grid: int, block: int, args: tuple, shared_bytes: int) -> None:
         """Launch on the current stream."""

@@ -43,7 +43,8 @@ class Adapter(Protocol):
         """Why the library cannot run here (not installed, no compiler, no device), or None."""
 
     def describe(self) -> dict[str, Any]:
-        """Device 0 and the software: ``gpu``, ``sm``, ``multiprocessors``, ``memory_gib``,
+        """Device 0 and the software: ``gpu``, ``sm``, ``multiprocessors``,
+        ``threads_per_multiprocessor``, ``registers_per_multiprocessor``, ``memory_gib``,
         ``driver_cuda``, ``library`` (name and version) and ``compiler``."""
 
     def is_failure(self, exc: BaseException) -> bool:
@@ -54,6 +55,9 @@ class Adapter(Protocol):
 
     def compile(self, source: str, options: tuple[str, ...]) -> Module:
         """Compile one self-contained CUDA source (the library caches builds on disk)."""
+
+    def registers(self, function: Any) -> int:
+        """Registers per thread of a compiled kernel."""
 
     def launch(self, function: Any, grid: int, block: int, args: tuple, shared_bytes: int) -> None:
         """Queue ``function`` on the stream; pointers arrive as np.uint64, values as numpy."""

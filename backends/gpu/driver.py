@@ -103,9 +103,11 @@ class Gpu:
         self.name = adapter.name
         self.kernels = KernelCache(adapter)
         self.defines: dict[str, dict[str, int]] = {}
-        """Tuning macros per kernel file (``{"msm/msm.cu": {"MSM_PREFETCH": 1}}``), for A/B runs."""
+        """Tuning macros per kernel file (``{"msm/msm.cu": {"NAME": 1}}``), for A/B runs."""
         self._availability: tuple[bool, str] | None = None
         self._caches: dict[str, weakref.WeakKeyDictionary] = {}
+        self._resident: dict[tuple[int, int], int] = {}
+        self._device_info: dict[str, Any] | None = None
 
     def availability(self) -> tuple[bool, str]:
         """Whether the backend can run here, and a line saying on what or why not (asked once)."""
@@ -184,6 +186,26 @@ class Gpu:
             return
         converted = tuple(a.arg if isinstance(a, DeviceArray) else a for a in args)
         self.adapter.launch(function, math.ceil(threads / block), block, converted, shared_bytes)
+
+    def resident_threads(self, function: Any, block: int) -> int:
+        """How many threads of ``function``, launched in blocks of ``block``, the whole device
+        holds at once, as registers and the per-multiprocessor thread limit allow."""
+        key = (id(function), block)
+        found = self._resident.get(key)
+        if found is None:
+            info = self._info()
+            # Registers go to warps in units of 256 from each of the 4 schedulers' quarter.
+            per_warp = -(-max(1, self.adapter.registers(function)) * 32 // 256) * 256
+            warps = 4 * (info["registers_per_multiprocessor"] // 4 // per_warp)
+            warps = min(warps, info["threads_per_multiprocessor"] // 32)
+            blocks = max(1, warps // max(1, block // 32))
+            found = self._resident[key] = info["multiprocessors"] * blocks * block
+        return found
+
+    def _info(self) -> dict[str, Any]:
+        if self._device_info is None:
+            self._device_info = self.adapter.describe()
+        return self._device_info
 
     def synchronize(self) -> None:
         """Wait for the device to finish queued work."""

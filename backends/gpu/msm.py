@@ -32,12 +32,13 @@ SCALAR_BITS = FR_MODULUS.bit_length()
 MODULE = "msm/msm.cu"
 MAX_ENTRIES = 1 << 31
 """Digit entries per pass are 32-bit offsets (with a sign bit in the entry): chunk above this."""
-LEVEL0_THREADS = 1 << 18
-"""Segments the first bucket-summing pass aims for (segment length follows)."""
+RANGE_WAVES = 1
+"""Full waves of resident threads the first bucket-summing pass is cut into: its threads all do
+the same work, so one wave of exactly the resident count leaves no tail."""
 CHUNK_THREADS = 1 << 15
 """Threads the chunked running sums aim for (chunk length follows)."""
-MIN_SEGMENT = 32
-"""Shortest segment of the first bucket-summing pass."""
+MIN_RANGE = 8
+"""Fewest entries a thread of the first bucket-summing pass adds (small MSMs)."""
 REDUCE_SEGMENT = 8
 """Segment length of the later, latency-bound passes: more passes, each with shorter chains."""
 
@@ -121,49 +122,79 @@ def _u32(value: int) -> np.uint32:
 def _segmented_sum(
     gpu: Gpu,
     group: Group,
-    affine: bool,
     points: DeviceArray,
     index: DeviceArray | None,
     group_offsets: DeviceArray,
     groups: int,
     max_count: int,
-    seg_len: int,
 ) -> DeviceArray:
-    """Σ per group, groups given as CSR offsets over entries; one XYZZ point per group.
-
-    Level 0 sums affine ``points`` picked by entry ``index`` (sign in bit 31) when ``affine``,
-    else XYZZ ``points`` picked by ``index`` (or in order when it is None); later levels sum the
-    partials of groups that needed more than one segment.
-    """
+    """Σ per group of XYZZ ``points`` picked by ``index`` (in order when None), groups given as
+    CSR offsets; one XYZZ point per group. Passes of segments of REDUCE_SEGMENT points each
+    (short chains: these passes are latency bound) repeat until one partial per group is left."""
     if max_count == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
-    while True:
+    while max_count > 1:
         seg_offsets = gpu.empty((groups + 1,), np.uint32)
         gpu.clear(seg_offsets[:1])
         counts = _kernel(gpu, "msm_segment_counts")
-        gpu.launch(counts, groups, (group_offsets, _u32(groups), _u32(seg_len), seg_offsets[1:]))
+        args = (group_offsets, _u32(groups), _u32(REDUCE_SEGMENT), seg_offsets[1:])
+        gpu.launch(counts, groups, args)
         scan.inclusive_sum(gpu, seg_offsets[1:], seg_offsets[1:])
         segments = int(seg_offsets[-1].get())
         partials = gpu.empty((segments, group.xyzz_words), np.uint32)
-        name = f"msm_sum_affine_{group.name}" if affine else f"msm_sum_xyzz_{group.name}"
         args = (
             points,
             index if index is not None else NULL,
             group_offsets,
             seg_offsets,
             _u32(groups),
-            _u32(seg_len),
+            _u32(REDUCE_SEGMENT),
             partials,
         )
-        gpu.launch(_kernel(gpu, name), segments, args, block=128)
-        max_count = -(-max_count // seg_len)
-        if max_count <= 1:
-            out = gpu.empty((groups, group.xyzz_words), np.uint32)
-            gather = _kernel(gpu, f"msm_gather_{group.name}")
-            gpu.launch(gather, groups, (partials, seg_offsets, _u32(groups), out))
-            return out
-        affine, points, index, group_offsets = False, partials, None, seg_offsets
-        seg_len = REDUCE_SEGMENT
+        gpu.launch(_kernel(gpu, f"msm_sum_xyzz_{group.name}"), segments, args, block=128)
+        points, index, group_offsets = partials, None, seg_offsets
+        max_count = -(-max_count // REDUCE_SEGMENT)
+    out = gpu.empty((groups, group.xyzz_words), np.uint32)
+    gather = _kernel(gpu, f"msm_gather_{group.name}")
+    gpu.launch(gather, groups, (points, group_offsets, _u32(groups), out))
+    return out
+
+
+def _range_threads(gpu: Gpu, group: Group) -> int:
+    """Threads the first bucket-summing pass is cut into: RANGE_WAVES full waves."""
+    return RANGE_WAVES * gpu.resident_threads(_kernel(gpu, f"msm_sum_affine_{group.name}"), 128)
+
+
+def _bucket_sums(
+    gpu: Gpu,
+    group: Group,
+    bases: DeviceArray,
+    entries: DeviceArray,
+    offsets: DeviceArray,
+    groups: int,
+    total: int,
+    max_count: int,
+) -> DeviceArray:
+    """Σ per group of the affine ``bases`` that ``entries`` (index | sign bit) pick, groups as
+    CSR ``offsets`` over ``total`` entries; one XYZZ point per group (infinity when empty).
+
+    The first pass gives each of one wave of resident threads an equal run of entries
+    (msm_sum_affine_*); the partials it leaves per group are then summed by _segmented_sum.
+    """
+    if total == 0:
+        return gpu.zeros((groups, group.xyzz_words), np.uint32)
+    kernel = _kernel(gpu, f"msm_sum_affine_{group.name}")
+    range_len = max(MIN_RANGE, -(-total // _range_threads(gpu, group)))
+    slots = gpu.empty((groups + 1,), np.uint32)
+    gpu.clear(slots[:1])
+    counts = _kernel(gpu, "msm_range_slot_counts")
+    gpu.launch(counts, groups, (offsets, _u32(groups), _u32(range_len), slots[1:]))
+    scan.inclusive_sum(gpu, slots[1:], slots[1:])
+    partials = gpu.empty((int(slots[-1].get()), group.xyzz_words), np.uint32)
+    args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len), partials)
+    gpu.launch(kernel, -(-total // range_len), args, block=128)
+    # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges.
+    return _segmented_sum(gpu, group, partials, None, slots, groups, -(-max_count // range_len) + 1)
 
 
 @functools.cache
@@ -194,15 +225,7 @@ def _window_sums(
     bits = (chunks - 1).bit_length()
     index, offsets = _chunk_groups(windows, chunks, bits)
     grouped = _segmented_sum(
-        gpu,
-        group,
-        False,
-        sums,
-        gpu.to_device(index),
-        gpu.to_device(offsets),
-        windows * (1 + bits),
-        chunks,
-        REDUCE_SEGMENT,
+        gpu, group, sums, gpu.to_device(index), gpu.to_device(offsets), windows * (1 + bits), chunks
     )
     out = gpu.empty((windows, group.xyzz_words), np.uint32)
     gpu.launch(
@@ -238,13 +261,14 @@ def _combine_windows(group: Group, window_points: np.ndarray, c: int) -> Any:
     return acc
 
 
-def _bucket_workspace(group: Group, n: int, c: int, signed: bool) -> int:
-    """Device bytes one Pippenger pass over n scalars needs beyond bases and scalars."""
+def _bucket_workspace(group: Group, n: int, c: int, signed: bool, threads: int) -> int:
+    """Device bytes one Pippenger pass over n scalars needs beyond bases and scalars, when the
+    first bucket-summing pass runs ``threads`` threads."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = windows * per_window
     entries = n * windows
     xyzz = 4 * group.xyzz_words
-    partial_bound = entries // max(MIN_SEGMENT, entries // LEVEL0_THREADS) + groups
+    partial_bound = min(entries // MIN_RANGE, threads) + groups
     return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + (64 << 20)
 
 
@@ -282,10 +306,7 @@ def pippenger(
         gpu.launch(_kernel(gpu, "msm_scatter"), n, (*digit_args, cursor, entries))
         del cursor, counts
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
-        seg_len = max(MIN_SEGMENT, -(-total // LEVEL0_THREADS))
-        buckets = _segmented_sum(
-            gpu, group, True, bases, entries, offsets, groups, max_count, seg_len
-        )
+        buckets = _bucket_sums(gpu, group, bases, entries, offsets, groups, total, max_count)
         del entries, offsets
     with gpu.step(timer, "msm_reduce"):
         return _window_sums(gpu, group, buckets, windows, per_window).get()
@@ -297,8 +318,7 @@ def batch_sum(gpu: Gpu, group: Group, bases: DeviceArray, indices: DeviceArray) 
     if count == 0:
         return group.infinity
     offsets = gpu.to_device(np.array([0, count], dtype=np.uint32))
-    seg_len = max(MIN_SEGMENT, -(-count // (1 << 16)))
-    total = _segmented_sum(gpu, group, True, bases, indices, offsets, 1, count, seg_len)
+    total = _bucket_sums(gpu, group, bases, indices, offsets, 1, count, count)
     out = gpu.empty((1, group.xyzz_words), np.uint32)
     gpu.launch(
         _kernel(gpu, f"msm_window_sums_{group.name}"), 1, (total, _u32(1), _u32(0), _u32(0), out)
@@ -323,9 +343,10 @@ def _plan_chunk(gpu: Gpu, group: Group, n: int, c: int, signed: bool, streamed: 
     chunk = max(1, min(n, MAX_ENTRIES // window_count(c, signed)))
     budget = gpu.free_bytes()
     base_bytes = 4 * group.affine_words if streamed else 0
+    threads = _range_threads(gpu, group)
 
     def need(k: int) -> int:
-        return _bucket_workspace(group, k, c, signed) + k * (32 + base_bytes)
+        return _bucket_workspace(group, k, c, signed, threads) + k * (32 + base_bytes)
 
     while chunk > 1 and need(chunk) > budget:
         chunk = -(-chunk // 2)

@@ -1,10 +1,11 @@
 """Fr NTTs on the GPU, natural order in and out: the host side of ntt/ntt.cu.
 
 A transform is DIT butterflies in passes of up to 2^SHARED_LOG elements through shared memory;
-the first pass gathers in bit-reversed order while entering Montgomery form (and applying a
-coset's powers of the shift), the last leaves Montgomery form (times 1/n, and the inverse
-shift's powers, for inverse transforms). Twiddles (ω^k, k < n/2) and the small tables
-of geometric sequences are built once per (ω, size) and kept on the device.
+the first pass gathers in bit-reversed order (applying a coset's powers of the shift), the last
+scales by 1/n (and the inverse shift's powers) for inverse transforms. Values stay canonical;
+twiddles (ω^k·R, k < n/2) and scale factors carry one Montgomery R, which each Montgomery
+product removes (see the kernel's header). Twiddles and the small tables of geometric
+sequences are built once per (ω, size) and kept on the device.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
 
-from .driver import DeviceArray, Gpu
+from .driver import NULL, DeviceArray, Gpu
 
 MODULE = "ntt/ntt.cu"
 SHARED_LOG = 10
@@ -26,7 +27,7 @@ RUN_LOG = 3
 """log2 of the consecutive elements a later pass reads per run (coalescing)."""
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
-NO_SCALE, TO_MONT, FROM_MONT, CONSTANT, GEOMETRIC = -1, 0, 1, 2, 3
+NO_SCALE, CONSTANT, GEOMETRIC = -1, 2, 3
 
 
 def _geometric_halves(
@@ -68,14 +69,14 @@ def twiddles(gpu: Gpu, omega: int, log_n: int) -> DeviceArray:
 
 @functools.lru_cache(maxsize=8)
 def coset_entry(gpu: Gpu, shift: int, log_n: int) -> tuple[DeviceArray, DeviceArray, int]:
-    """Tables for the gather: factor(i) = shift^i·R², so x·factor·R^-1 = Montgomery(x·shift^i)."""
-    return _geometric_halves(gpu, shift, log_n, 1, 1, 2)
+    """Tables for the gather: factor(i) = shift^i·R, so x·factor·R^-1 = x·shift^i."""
+    return _geometric_halves(gpu, shift, log_n, 1, 1, 1)
 
 
 @functools.lru_cache(maxsize=8)
 def coset_exit(gpu: Gpu, shift_inv: int, log_n: int) -> tuple[DeviceArray, DeviceArray, int]:
-    """Tables for the exit: factor(i) = shift^-i/n canonical, leaving Montgomery form."""
-    return _geometric_halves(gpu, shift_inv, log_n, pow(1 << log_n, -1, _R), 1, 0)
+    """Tables for the exit: factor(i) = shift^-i/n·R."""
+    return _geometric_halves(gpu, shift_inv, log_n, pow(1 << log_n, -1, _R), 1, 1)
 
 
 def passes(log_n: int) -> list[tuple[int, int, int]]:
@@ -101,7 +102,7 @@ def transform(
     """The NTT of device ``values`` ((n, 4) uint64 canonical) into a new device array.
 
     ``entry`` is (mode, tables or None) applied by the first pass as it gathers, ``exit_`` the
-    same for the last pass as it stores; see ScaleMode in the kernel.
+    same for the last pass as it stores; see ScaleMode in the kernel. ``log_n`` ≥ 1.
     """
     n = 1 << log_n
     out = gpu.empty((n, 4), np.uint64)
@@ -117,7 +118,7 @@ def transform(
             stages,
             n // size * block,
             (
-                values,
+                values if number == 0 else NULL,
                 out,
                 table,
                 np.uint32(log_n),
@@ -144,10 +145,10 @@ def forward(
 ) -> DeviceArray:
     """Evaluations at shift·ω^i (shift None: plain NTT), natural order."""
     if shift is None:
-        entry: tuple[int, tuple | None] = (TO_MONT, None)
+        entry: tuple[int, tuple | None] = (NO_SCALE, None)
     else:
         entry = (GEOMETRIC, coset_entry(gpu, shift % _R, log_n))
-    return transform(gpu, values, log_n, omega, entry, (FROM_MONT, None))
+    return transform(gpu, values, log_n, omega, entry, (NO_SCALE, None))
 
 
 def inverse(
@@ -156,8 +157,8 @@ def inverse(
     """Coefficients from evaluations at shift·ω^i (shift None: plain inverse NTT)."""
     omega_inv = pow(omega, -1, _R)
     if shift is None:
-        n_inv = gpu.to_device(ints_to_limbs([pow(1 << log_n, -1, _R)]))
+        n_inv = gpu.to_device(ints_to_limbs([pow(1 << log_n, -1, _R) * _MONT % _R]))
         exit_ = (CONSTANT, (n_inv, n_inv, 0))
     else:
         exit_ = (GEOMETRIC, coset_exit(gpu, pow(shift, -1, _R), log_n))
-    return transform(gpu, values, log_n, omega_inv, (TO_MONT, None), exit_)
+    return transform(gpu, values, log_n, omega_inv, (NO_SCALE, None), exit_)

@@ -112,11 +112,18 @@ class PycudaAdapter:
         cuda.init()
         device = cuda.Device(0)
         major, minor = device.compute_capability()
+        attribute = cuda.device_attribute
         driver = cuda.get_driver_version()
         return {
             "gpu": device.name(),
             "sm": f"{major}{minor}",
-            "multiprocessors": device.get_attribute(cuda.device_attribute.MULTIPROCESSOR_COUNT),
+            "multiprocessors": device.get_attribute(attribute.MULTIPROCESSOR_COUNT),
+            "threads_per_multiprocessor": device.get_attribute(
+                attribute.MAX_THREADS_PER_MULTIPROCESSOR
+            ),
+            "registers_per_multiprocessor": device.get_attribute(
+                attribute.MAX_REGISTERS_PER_MULTIPROCESSOR
+            ),
             "memory_gib": device.total_memory() / GIB,
             "driver_cuda": f"{driver // 1000}.{driver % 1000 // 10}",
             "library": f"PyCUDA {pycuda.VERSION_TEXT}",
@@ -174,6 +181,10 @@ class PycudaAdapter:
         from pycuda.compiler import SourceModule
 
         return SourceModule(source, options=list(options), no_extern_c=True)
+
+    def registers(self, function: Any) -> int:
+        """The ``Function``'s register count."""
+        return int(function.num_regs)
 
     def launch(self, function: Any, grid: int, block: int, args: tuple, shared_bytes: int) -> None:
         """Launch on the null stream."""

@@ -44,6 +44,16 @@ extern "C" __global__ void msm_segment_counts(const uint32_t* offsets, uint32_t 
     if (g < groups) seg_counts[g] = (offsets[g + 1] - offsets[g] + seg_len - 1) / seg_len;
 }
 
+// counts[g] = the partial-sum slots group g gets from sum_affine_ranges: one per range of
+// range_len entries it overlaps (none when empty).
+extern "C" __global__ void msm_range_slot_counts(const uint32_t* offsets, uint32_t groups,
+                                                 uint32_t range_len, uint32_t* counts) {
+    const uint32_t g = (uint32_t)global_thread();
+    if (g >= groups) return;
+    const uint32_t begin = offsets[g], end = offsets[g + 1];
+    counts[g] = end == begin ? 0 : (end - 1) / range_len - begin / range_len + 1;
+}
+
 // The 0/1 split: ones[i] = 1 where scalar i (8 words) equals 1 and is not skipped; skip_out[i]
 // marks it skipped for the Pippenger pass, as are the points skip already names.
 extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
@@ -63,8 +73,8 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
 #define CUZK_MSM_KERNELS(G, F)                                                                  \
     extern "C" __global__ void msm_sum_affine_##G(                                              \
         const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
-        const uint32_t* seg_offsets, uint32_t groups, uint32_t seg_len, xyzz_t<F>* out) {       \
-        sum_affine<F>(bases, entries, group_offsets, seg_offsets, groups, seg_len, out);        \
+        const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, xyzz_t<F>* out) {     \
+        sum_affine_ranges<F>(bases, entries, group_offsets, seg_offsets, groups, range_len, out); \
     }                                                                                           \
     extern "C" __global__ void msm_sum_xyzz_##G(                                                \
         const xyzz_t<F>* points, const uint32_t* index, const uint32_t* group_offsets,         \

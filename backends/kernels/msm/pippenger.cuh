@@ -3,10 +3,11 @@
 //
 //   1. bucket_counts / scatter: the signed (or unsigned) base-2^c digits of every scalar, and a
 //      counting sort of (window, bucket) ← point index, sign in bit 31;
-//   2. sum_affine / sum_xyzz: a segmented sum of point groups (a bucket's points, or partial
-//      sums), each group cut into segments of at most seg_len entries so that one crowded
-//      bucket (all scalars equal, say) spreads over many threads; repeated until one partial
-//      per group is left, then gather;
+//   2. sum_affine_ranges, then sum_xyzz: the bucket sums. The first pass gives every thread an
+//      equal run of sorted entries, cutting it at bucket boundaries (one crowded bucket, all
+//      scalars equal say, spreads over many threads; uneven buckets cost no waiting); later
+//      passes sum each bucket's partials in segments of at most seg_len until one is left,
+//      then gather;
 //   3. chunk_sums: Σ_j (j+1)·bucket_j per window, cut into chunks of m buckets: a running sum
 //      gives T_k = Σ_i (i+1)·S_{km+i} and R_k = Σ_i S_{km+i}, and the window sum is
 //      Σ_k T_k + m·Σ_k k·R_k; the host groups T_k and the R_k by bit of k (step 2 again);
@@ -18,15 +19,6 @@
 #include "../ec/xyzz.cuh"
 
 #define MSM_SIGN_BIT 0x80000000u
-
-// MSM_PREFETCH 1 loads the next point of a bucket while adding the current one (more registers,
-// fewer resident warps); 0 leaves latency hiding to the extra warps. Chosen by measurement.
-#ifndef MSM_PREFETCH
-#define MSM_PREFETCH 0
-#endif
-#if MSM_PREFETCH != 0 && MSM_PREFETCH != 1
-#error "MSM_PREFETCH must be 0 or 1"
-#endif
 
 // The c-bit field of a little-endian 8-word scalar starting at `bit` (zero past bit 255).
 __device__ __forceinline__ uint32_t scalar_window(const uint32_t k[8], uint32_t bit, uint32_t c) {
@@ -92,36 +84,36 @@ __device__ __forceinline__ bool locate_segment(const uint32_t* group_offsets,
     return true;
 }
 
-// Segment sums of affine points picked by entries (index | sign bit).
+// The first bucket-summing pass, balanced: thread t adds entries [t·L, t·L + L) (L = range_len)
+// whatever buckets they fall in, storing a partial sum at each bucket boundary into the slot of
+// (bucket g, thread t): seg_offsets[g] + t − group_offsets[g] / L (range_slot_counts sizes
+// them). Every thread does the same number of additions, so no warp waits on its largest bucket.
 template <class F>
-__device__ __forceinline__ void sum_affine(const affine_t<F>* bases, const uint32_t* entries,
-                                           const uint32_t* group_offsets,
-                                           const uint32_t* seg_offsets, uint32_t groups,
-                                           uint32_t seg_len, xyzz_t<F>* out) {
-    const uint32_t s = (uint32_t)global_thread();
-    segment_range range;
-    if (!locate_segment(group_offsets, seg_offsets, groups, seg_len, s, &range)) return;
+__device__ __forceinline__ void sum_affine_ranges(const affine_t<F>* bases,
+                                                  const uint32_t* entries,
+                                                  const uint32_t* group_offsets,
+                                                  const uint32_t* seg_offsets, uint32_t groups,
+                                                  uint32_t range_len, xyzz_t<F>* out) {
+    const uint32_t t = (uint32_t)global_thread();
+    const uint32_t total = group_offsets[groups];
+    if ((uint64_t)t * range_len >= total) return;
+    const uint32_t begin = t * range_len;
+    const uint32_t end = min(begin + range_len, total);
+    uint32_t g = segment_group(group_offsets, groups, begin);
+    uint32_t next = group_offsets[g + 1];
     xyzz_t<F> acc = xyzz_t<F>::inf();
-#if MSM_PREFETCH
-    if (range.begin < range.end) {
-        // Software pipelining: the next point is in flight while this one is added.
-        uint32_t entry = entries[range.begin];
-        affine_t<F> point = load_vec(bases + (entry & ~MSM_SIGN_BIT));
-        for (uint32_t e = range.begin + 1; e <= range.end; e++) {
-            const uint32_t next_entry = e < range.end ? entries[e] : entry;
-            const affine_t<F> next = load_vec(bases + (next_entry & ~MSM_SIGN_BIT));
-            acc.accumulate(point, (entry & MSM_SIGN_BIT) != 0);
-            entry = next_entry;
-            point = next;
+    for (uint32_t e = begin; e < end; e++) {
+        if (e == next) {
+            store_vec(out + seg_offsets[g] + t - group_offsets[g] / range_len, acc);
+            do {  // skip empty buckets
+                next = group_offsets[++g + 1];
+            } while (next <= e);
+            acc = xyzz_t<F>::inf();
         }
-    }
-#else
-    for (uint32_t e = range.begin; e < range.end; e++) {
         const uint32_t entry = entries[e];
         acc.accumulate(load_vec(bases + (entry & ~MSM_SIGN_BIT)), (entry & MSM_SIGN_BIT) != 0);
     }
-#endif
-    store_vec(out + s, acc);
+    store_vec(out + seg_offsets[g] + t - group_offsets[g] / range_len, acc);
 }
 
 // Segment sums of XYZZ points, picked by index (or taken in order when index is null).

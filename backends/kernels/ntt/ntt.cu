@@ -1,28 +1,24 @@
 // Radix-2 NTT over Fr, natural order in and out: decimation-in-time butterflies in groups of up
 // 10 stages per pass through shared memory (the host's SHARED_LOG). The first pass gathers in
-// bit-reversed order while entering Montgomery form (and applying a coset's powers); the last
-// pass leaves Montgomery form (times 1/n, and the inverse shift's powers, for inverse
-// transforms), so a transform of 2^24 elements is three passes over memory.
+// bit-reversed order (applying a coset's powers), the last scales (by 1/n, and the inverse
+// shift's powers, for inverse transforms), so a transform of 2^24 elements is three passes over
+// memory.
+//
+// Values stay canonical, never in Montgomery form: the transform is linear and every product
+// has one factor in Montgomery form (a twiddle ω^k·R, a scale factor f·R), so the Montgomery
+// product x·(f·R)·R^-1 = x·f is the plain product. Entering and leaving Montgomery form would
+// cost two products per element for nothing.
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
 
-// How a pass scales element i (Montgomery product with a factor): the factor is R^2 (enter
-// Montgomery form), the canonical 1 (leave it), a constant, or a geometric sequence
-// hi[i >> lo_bits]·lo[i & mask] built from two small tables.
-enum ScaleMode : int { NO_SCALE = -1, TO_MONT = 0, FROM_MONT = 1, CONSTANT = 2, GEOMETRIC = 3 };
+// How a pass scales element i (Montgomery product with a factor f·R): not at all, by a constant,
+// or by a geometric sequence hi[i >> lo_bits]·lo[i & mask] built from two small tables.
+enum ScaleMode : int { NO_SCALE = -1, CONSTANT = 2, GEOMETRIC = 3 };
 
 __device__ __forceinline__ fr_t scale_factor(int mode, uint64_t i, const fr_t* hi,
                                              const fr_t* lo, uint32_t lo_bits) {
-    switch (mode) {
-        case TO_MONT:
-            return fr_t::r2();
-        case FROM_MONT:
-            return fr_t::canonical_one();
-        case CONSTANT:
-            return load_vec(hi);
-        default:
-            return load_vec(hi + (i >> lo_bits)) * load_vec(lo + (i & ((1ull << lo_bits) - 1)));
-    }
+    if (mode == CONSTANT) return load_vec(hi);
+    return load_vec(hi + (i >> lo_bits)) * load_vec(lo + (i & ((1ull << lo_bits) - 1)));
 }
 
 // out[k] = hi[k >> lo_bits]·lo[k & mask] for k < count: a geometric table (twiddles).
@@ -35,8 +31,8 @@ extern "C" __global__ void ntt_fill_table(const fr_t* hi, const fr_t* lo, uint32
 // Stages s .. s+K-1 of the DIT transform. A block owns the 2^K elements that differ only in
 // index bits s .. s+K-1, for 2^J consecutive values of the low bits (so global accesses come in
 // runs of 2^J elements), and does their K stages in shared memory. The first pass (s = 0,
-// J = 0) gathers its input from src in bit-reversed order, scaled by the entry factor; the last
-// pass scales its output by the exit factor (mode NO_SCALE: neither).
+// J = 0, src given) gathers its input from src in bit-reversed order, scaled by the entry
+// factor; the last pass scales its output by the exit factor (mode NO_SCALE: no scaling).
 extern "C" __global__ void ntt_stages(const fr_t* src, fr_t* data, const fr_t* tw, uint32_t log_n,
                                       uint32_t s, uint32_t K, uint32_t J, int entry_mode,
                                       const fr_t* entry_hi, const fr_t* entry_lo,
@@ -53,12 +49,15 @@ extern "C" __global__ void ntt_stages(const fr_t* src, fr_t* data, const fr_t* t
 
     for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
         const uint64_t i = base + ((uint64_t)(e >> J) << s) + (e & jmask);
-        if (entry_mode == NO_SCALE) {
+        if (src == nullptr) {
             store_vec(sh + e, load_vec(data + i));
         } else {
             const uint64_t from = __brevll(i) >> (64 - log_n);
-            const fr_t factor = scale_factor(entry_mode, from, entry_hi, entry_lo, entry_bits);
-            store_vec(sh + e, load_vec(src + from) * factor);
+            fr_t value = load_vec(src + from);
+            if (entry_mode != NO_SCALE) {
+                value = value * scale_factor(entry_mode, from, entry_hi, entry_lo, entry_bits);
+            }
+            store_vec(sh + e, value);
         }
     }
     __syncthreads();
