@@ -102,13 +102,12 @@ def bucket_count(c: int, signed: bool) -> int:
 
 def auto_window_bits(n: int, signed: bool) -> int:
     """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
-    reduction's fixed latency dominates and small windows win; then 15 bits up to 2^22 points,
-    16 up to 2^24 and 17 beyond. Unsigned digits use the same widths."""
+    reduction's fixed latency dominates and small windows win; then 15 bits below 2^21 points
+    and 17 from there (at 2^22 and 2^24, 17 beat 16 by 2.5–3%, 18 and 19 lost 5–20%: their
+    sort costs more than the additions they save). Unsigned digits use the same widths."""
     if n < 1 << 14:
         return max(6, n.bit_length() - 4)
-    if n < 1 << 22:
-        return 15
-    return 16 if n < 1 << 24 else 17
+    return 15 if n < 1 << 21 else 17
 
 
 def _kernel(gpu: Gpu, name: str) -> Any:

@@ -113,7 +113,7 @@ def transform(
         size = 1 << (count + run)
         entry_mode, entry_tables = entry if number == 0 else (NO_SCALE, None)
         exit_mode, exit_tables = exit_ if number == len(plan) - 1 else (NO_SCALE, None)
-        block = min(size // 2, 512)
+        block = max(32, min(size // 4, 256))  # a thread per four elements (radix 4)
         gpu.launch(
             stages,
             n // size * block,

@@ -9,7 +9,8 @@
 
 #include "../common.cuh"
 
-// Params supplies: N; m0 = -p^-1 mod 2^32; and p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs.
+// Params supplies: N; m0 = -p^-1 mod 2^32; p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs; and
+// reduction_p(i), reduction_m0(): the same p and m0 as the product's reduction reads them.
 template <class Params>
 struct mont_t {
     static constexpr int N = Params::N;
@@ -132,10 +133,10 @@ struct mont_t {
                 odd[j] = (uint32_t)prod;
                 odd[j + 1] = (uint32_t)(prod >> 32);
             }
-            const uint32_t m = even[0] * Params::m0;
+            const uint32_t m = even[0] * Params::reduction_m0();
             uint32_t p[N];
 #pragma unroll
-            for (int j = 0; j < N; j++) p[j] = Params::p(j);
+            for (int j = 0; j < N; j++) p[j] = Params::reduction_p(j);
             mul_add_pairs(even, p, 0, m);
             even[N] = addc(even[N], 0);
             mul_add_pairs(odd, p, 1, m);
@@ -156,8 +157,9 @@ struct mont_t {
     CUZK_HD mont_t sqr() const { return *this * *this; }
 
     // The same product as a called (not inlined) function. Curve formulas use it (point_mul):
-    // with every product inlined, a mixed addition is ~8k instructions and the MSM loop stalls
-    // on instruction-cache misses (measured with ncu); called, the hot code stays cached.
+    // with every product inlined, a mixed addition is thousands of instructions and the MSM loop
+    // stalls on instruction-cache misses (ncu, with the older product); with the even/odd
+    // product inlined the bucket sums are still 5–10% slower than with calls (bench/NOTES.md).
     CUZK_HD_NOINLINE static mont_t mul_call(mont_t a, mont_t b) { return a * b; }
 
     CUZK_HD static mont_t point_mul(const mont_t& a, const mont_t& b) { return mul_call(a, b); }

@@ -61,11 +61,41 @@ extern "C" __global__ void ntt_stages(const fr_t* src, fr_t* data, const fr_t* t
         }
     }
     __syncthreads();
-    const uint32_t half = size >> 1;
-    for (uint32_t st = 0; st < K; st++) {
+    // Two stages per round (radix 4): a thread takes four elements, differing in local index
+    // bits st + J and st + 1 + J, through both stages in registers: half the shared-memory
+    // traffic and barriers of radix 2, and two independent products in flight per stage.
+    uint32_t st = 0;
+    for (; st + 1 < K; st += 2) {
+        const uint32_t low_mid = (1u << st) - 1;
+        const uint32_t step = 1u << (st + J);
+        const uint32_t tw_shift = log_n - 1 - s - st;  // stage st; stage st + 1 has one less
+        for (uint32_t u = threadIdx.x; u < (size >> 2); u += blockDim.x) {
+            const uint32_t lo = u & jmask;
+            const uint32_t v = u >> J;
+            const uint32_t mid = ((v >> st) << (st + 2)) | (v & low_mid);
+            const uint32_t e = (mid << J) | lo;
+            const uint64_t j = ((uint64_t)(mid & low_mid) << s) | (lo0 << J) | lo;
+            fr_t x0 = load_vec(sh + e), x1 = load_vec(sh + e + step);
+            fr_t x2 = load_vec(sh + e + 2 * step), x3 = load_vec(sh + e + 3 * step);
+            if (s + st != 0) {  // the transform's first stage has only the twiddle 1
+                const fr_t w = load_vec(tw + (j << tw_shift));
+                x1 = x1 * w;
+                x3 = x3 * w;
+            }
+            const fr_t t0 = x0 + x1, t1 = x0 - x1;
+            const fr_t t2 = (x2 + x3) * load_vec(tw + (j << (tw_shift - 1)));
+            const fr_t t3 = (x2 - x3) * load_vec(tw + ((j + (1ull << (st + s))) << (tw_shift - 1)));
+            store_vec(sh + e, t0 + t2);
+            store_vec(sh + e + 2 * step, t0 - t2);
+            store_vec(sh + e + step, t1 + t3);
+            store_vec(sh + e + 3 * step, t1 - t3);
+        }
+        __syncthreads();
+    }
+    if (st < K) {  // an odd stage count ends with one radix-2 stage
         const uint32_t low_mid = (1u << st) - 1;
         const uint32_t tw_shift = log_n - 1 - s - st;
-        for (uint32_t u = threadIdx.x; u < half; u += blockDim.x) {
+        for (uint32_t u = threadIdx.x; u < (size >> 1); u += blockDim.x) {
             const uint32_t lo = u & jmask;
             const uint32_t v = u >> J;
             const uint32_t mid_a = ((v >> st) << (st + 1)) | (v & low_mid);
@@ -73,7 +103,8 @@ extern "C" __global__ void ntt_stages(const fr_t* src, fr_t* data, const fr_t* t
             const uint32_t eb = ea + (1u << (st + J));
             const uint64_t j = ((uint64_t)(mid_a & low_mid) << s) | (lo0 << J) | lo;
             const fr_t a = load_vec(sh + ea);
-            const fr_t b = load_vec(sh + eb) * load_vec(tw + (j << tw_shift));
+            fr_t b = load_vec(sh + eb);
+            if (s + st != 0) b = b * load_vec(tw + (j << tw_shift));
             store_vec(sh + ea, a + b);
             store_vec(sh + eb, a - b);
         }
