@@ -103,6 +103,13 @@ def _scalars(n: int, seed: int) -> np.ndarray:
     return out
 
 
+def _upload(gp: GpuPlugin, points: G1Affines | G2Affines) -> Any:
+    """Bases on the device in Montgomery form, the upload complete."""
+    bases = gp.memory.upload_points(load_profile("h200"), points, resident=False)
+    gp.memory.wait_ready(bases)
+    return bases
+
+
 def gpu_plugin(name: str) -> GpuPlugin:
     """The registered plugin of GPU backend ``name``, checked to run here."""
     plugin = load_plugins().pm.get_plugin(name)
@@ -150,17 +157,19 @@ def _device_msm(
     scalars: DeviceArray,
     window_bits: int | None = None,
     timer: Timer | None = None,
+    wait: Callable[[], None] = lambda: None,
 ) -> Any:
-    """Σ scalars·coords with both already on the device (the MSM of the "device" figures)."""
+    """Σ scalars·coords with both on the device (the MSM of the "device" figures); ``wait``
+    returns once the coordinates' upload is complete."""
     slices = lambda a, b: (coords[a:b], None)  # noqa: E731
     timer = timer if timer is not None else Timer(0)
-    return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer)
+    return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer, wait)
 
 
 def msm_case(gp: GpuPlugin, group: str, log: int) -> tuple[Callable[[], Any], np.ndarray]:
     """A device-resident MSM of 2^log tiled points with random scalars, and the host scalars."""
     distinct = _points(group, DISTINCT[group])
-    small = gp.memory.upload_points(load_profile("h200"), distinct, resident=False)
+    small = _upload(gp, distinct)
     n = 1 << log
     coords = tiled(gp, small.coords, n)
     scalars_host = _scalars(n, log)
@@ -174,7 +183,7 @@ def bench_msm(
     """MSM with data on the device (and from host memory for ``host_logs``)."""
     ops = msm.GROUPS[group]
     distinct = _points(group, DISTINCT[group])
-    small = gp.memory.upload_points(load_profile("h200"), distinct, resident=False)
+    small = _upload(gp, distinct)
     for log in logs:
         n = 1 << log
         run, scalars_host = msm_case(gp, group, log)
@@ -202,7 +211,8 @@ def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
 
 
 def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) -> None:
-    """The MSM with bases and scalars copied from pageable, then page-locked, host memory."""
+    """The MSM with bases and scalars copied from pageable, then page-locked, host memory (the
+    bases' upload then overlaps the scalars' copy and sort, as in a proof)."""
     batch = type(distinct)
     coords = np.tile(distinct.coords, (reps,) + (1,) * (distinct.coords.ndim - 1))[:n]
     points = batch(coords, np.zeros(n, dtype=bool))
@@ -221,7 +231,8 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
         def run(points=points, scal=scal, profile=profile):
             bases = gp.memory.upload_points(profile, points, resident=False)
             scalars = gp.memory.to_device(profile, scal).view(np.uint32)
-            return _device_msm(gp, ops, bases.coords, scalars)
+            wait = functools.partial(gp.memory.wait_ready, bases)
+            return _device_msm(gp, ops, bases.coords, scalars, wait=wait)
 
         times, _ = _time(gp, run, runs)
         _record(results, f"msm_{group}_from_host_{label}", n, times)
@@ -233,7 +244,7 @@ def bench_msm_windows(
     """MSM on the device per window size, with the time of each step (sort, bucket sums,
     reduction on the device, window combination on the host) from CUZK_TIMING=2 spans."""
     distinct = _points(group, DISTINCT[group])
-    small = gp.memory.upload_points(load_profile("h200"), distinct, resident=False)
+    small = _upload(gp, distinct)
     for log in logs:
         n = 1 << log
         coords = tiled(gp, small.coords, n)
@@ -381,15 +392,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep-windows", default="13,14,15,16,17,18,19,20,21")
     parser.add_argument("--sweep-g2", default="", help="G2 sizes to time per window size")
     parser.add_argument("--commit", default="", help="the commit measured (else git's HEAD)")
-    parser.add_argument("--define", action="append", default=[], help="msm/msm.cu macro, K=V")
+    parser.add_argument(
+        "--define", action="append", default=[], help="kernel macro, [FILE:]K=V (FILE msm/msm.cu)"
+    )
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
     args = parser.parse_args(argv)
     logs = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
     gp = gpu_plugin(args.backend)
     for define in args.define:
-        key, value = define.split("=")
-        gp.gpu.defines.setdefault("msm/msm.cu", {})[key] = int(value)
+        target, _, setting = define.rpartition(":")
+        key, value = setting.split("=")
+        gp.gpu.defines.setdefault(target or "msm/msm.cu", {})[key] = int(value)
     env = environment([gp], args.commit)
     env["defines"] = gp.gpu.defines
     print(json.dumps(env), flush=True)

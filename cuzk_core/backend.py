@@ -7,15 +7,19 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
+from cuzk_core.curve.g1 import g1_fixed_base_batch
+from cuzk_core.curve.g2 import g2_fixed_base_batch
 from cuzk_core.errors import BackendUnavailable
+from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
 from cuzk_core.timing import Timer
 
 if TYPE_CHECKING:
     import pluggy
 
     from cuzk_core.bench.clock import Clock
+    from cuzk_core.curve.g1 import G1Affine
+    from cuzk_core.curve.g2 import G2Affine
     from cuzk_core.domain import EvaluationDomain
-    from cuzk_core.layout import G1Affines, G2Affines
     from cuzk_core.profile import Profile
     from cuzk_core.r1cs import R1CSMatrices
 
@@ -54,6 +58,16 @@ class Synthesized:
 
     matrices: R1CSMatrices
     witness: np.ndarray
+
+
+def reference_fixed_base_g1(base: G1Affine, scalars: np.ndarray) -> G1Affines:
+    """``scalarᵢ·base`` in G1 by the core's plain-Python fixed-base method (the oracle)."""
+    return G1Affines.from_points(g1_fixed_base_batch(base, limbs_to_ints(scalars)))
+
+
+def reference_fixed_base_g2(base: G2Affine, scalars: np.ndarray) -> G2Affines:
+    """``scalarᵢ·base`` in G2 by the core's plain-Python fixed-base method (the oracle)."""
+    return G2Affines.from_points(g2_fixed_base_batch(base, limbs_to_ints(scalars)))
 
 
 def _must(result: Any, hook: str, backend: str) -> Any:
@@ -149,6 +163,20 @@ class Backend:
         return self._call(
             "cuzk_msm_g2", bases=bases, scalars=scalars, window_bits=window_bits, label=label
         )
+
+    def prepare(self) -> bool:
+        """Let the backend do its one-time work (optional hook); whether it had any."""
+        return bool(self._hook.cuzk_prepare(ctx=self.ctx))
+
+    def fixed_base_g1(self, base: G1Affine, scalars: np.ndarray) -> G1Affines:
+        """``scalarᵢ·base`` in G1; the core's reference when the backend leaves the hook out."""
+        found = self._hook.cuzk_fixed_base_g1(ctx=self.ctx, base=base, scalars=scalars)
+        return found if found is not None else reference_fixed_base_g1(base, scalars)
+
+    def fixed_base_g2(self, base: G2Affine, scalars: np.ndarray) -> G2Affines:
+        """``scalarᵢ·base`` in G2; the core's reference when the backend leaves the hook out."""
+        found = self._hook.cuzk_fixed_base_g2(ctx=self.ctx, base=base, scalars=scalars)
+        return found if found is not None else reference_fixed_base_g2(base, scalars)
 
     def _profile_window(self, label: str) -> int | None:
         windows = self.ctx.profile.msm.window_bits

@@ -22,11 +22,17 @@ if TYPE_CHECKING:
     import numpy as np
 
     from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
+    from cuzk_core.curve.g1 import G1Affine
+    from cuzk_core.curve.g2 import G2Affine
     from cuzk_core.domain import EvaluationDomain
     from cuzk_core.layout import G1Affines, G2Affines
     from cuzk_core.r1cs import R1CSMatrices
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+OPTIONAL_HOOKS = frozenset({"cuzk_prepare", "cuzk_fixed_base_g1", "cuzk_fixed_base_g2"})
+"""Hooks a backend may leave out: with no answer the prover skips preparing, and key generation
+falls back to the core's plain-Python reference (it only needs them to be fast, not to exist)."""
 
 
 # -------------------------------------------------------------------------------------------------
@@ -41,6 +47,20 @@ def cuzk_backend_info() -> BackendInfo:
     Called on every plugin (not ``firstresult``); ``cuzk backends`` lists the answers.
 
     :return: the backend's name, version and whether it can run here (and why not).
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_prepare(ctx: BackendContext) -> bool:
+    """Get ready to prove: compile kernels, create pools and streams. Optional.
+
+    The prover calls it before its first phase, inside its own ``prepare`` span, so one-time
+    costs (a GPU backend's kernel compile, minutes cold, milliseconds from its disk cache) stay
+    out of the proving phases and show once. It must be cheap when already prepared. Stops at
+    first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :return: True (None: the backend has nothing to prepare).
     """
 
 
@@ -266,4 +286,39 @@ def cuzk_msm_g2(
     :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
     :param label: which MSM this is (``"b_g2"`` or free text), for spans.
     :return: the sum as a one-point batch.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# fixed-base scalar multiplication (key generation); optional, see OPTIONAL_HOOKS
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def cuzk_fixed_base_g1(ctx: BackendContext, base: G1Affine, scalars: np.ndarray) -> G1Affines:
+    """Many multiples of one G1 point: ``scalarᵢ·base`` for every scalar (the setup's batches).
+
+    Optional: a backend that returns ``None`` leaves the work to the core's reference,
+    :func:`cuzk_core.curve.g1.g1_fixed_base_batch`, which it must match bit for bit. Stops at
+    first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param base: an affine point of the order-r subgroup, ``(x, y)`` as canonical ints, or
+        ``None`` for infinity.
+    :param scalars: ``(n, 4)`` scalars, each below r.
+    :return: ``n`` points in the canonical layout; a scalar 0 (or a base at infinity) gives the
+        point at infinity.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_fixed_base_g2(ctx: BackendContext, base: G2Affine, scalars: np.ndarray) -> G2Affines:
+    """The same in G2: ``scalarᵢ·base`` for every scalar, matching
+    :func:`cuzk_core.curve.g2.g2_fixed_base_batch`. Optional. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param base: an affine point of the order-r subgroup of the twist, ``((x0, x1), (y0, y1))``,
+        or ``None`` for infinity.
+    :param scalars: ``(n, 4)`` scalars, each below r.
+    :return: ``n`` points in the canonical layout.
     """

@@ -18,8 +18,14 @@ from cuzk_core.timing import Timer
 BLOCK_ENV = "CUZK_BLOCK_PLUGINS"
 """Comma-separated entry-point names that are not loaded (e.g. a plugin that breaks start-up)."""
 
-REQUIRED_HOOKS = tuple(sorted(name for name in vars(hookspecs) if name.startswith("cuzk_")))
-"""Every hook a backend must implement (the measurement hooks are optional)."""
+REQUIRED_HOOKS = tuple(
+    sorted(
+        name
+        for name in vars(hookspecs)
+        if name.startswith("cuzk_") and name not in hookspecs.OPTIONAL_HOOKS
+    )
+)
+"""Every hook a backend must implement (the measurement and fixed-base hooks are optional)."""
 
 
 @attrs.frozen

@@ -23,6 +23,7 @@ import attrs
 from cuzk_core.fileio import atomic_output
 
 PHASES = (
+    "prepare",
     "synthesis",
     "load_params",
     "pin",

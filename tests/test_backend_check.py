@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 import throwaway_plugins
 
+from cuzk_core import hookspecs
 from cuzk_core.cli import main
 from cuzk_core.conformance.checks import CHECKS
 from cuzk_core.plugins import REQUIRED_HOOKS, load_plugins
 
-OPTIONAL_HOOKS = {"cuzk_bench_clock", "cuzk_device_memory"}
+OPTIONAL_HOOKS = {"cuzk_bench_clock", "cuzk_device_memory", *hookspecs.OPTIONAL_HOOKS}
 REPO = Path(__file__).resolve().parents[1]
 
 

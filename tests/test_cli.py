@@ -248,7 +248,7 @@ def test_default_prove_caches_params_and_logs_phases(tmp_path):
     assert first.returncode == 0, first.stderr
     assert "generating parameters" in first.stderr
     phases = [line.split()[1] for line in first.stderr.splitlines() if line.startswith("CUZK_")]
-    assert phases[0] == "phase=synthesis" and "phase=msm_b_g2" in phases
+    assert phases[:2] == ["phase=prepare", "phase=synthesis"] and "phase=msm_b_g2" in phases
     assert all(line.startswith("CUZK_TIMING phase=") for line in first.stderr.splitlines()[1:])
     second = subprocess.run(
         [*command, "--out", str(tmp_path / "b")], env=env, capture_output=True, text=True

@@ -18,7 +18,10 @@ from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.layout import G1Affines, G2Affines
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile
 from cuzk_core.r1cs import ConstraintSystem, LinearCombination
+from cuzk_core.timing import Timer
 
 
 class CubeCircuit:
@@ -70,6 +73,18 @@ def test_proof_verifies_with_ours_and_py_ecc(cpu, cube_key):
     ok, reason = verify_proof(cube_key.vk, result.proof, [36])
     assert not ok and "pairing" in reason
     assert not py_ecc_oracle.verify(vk_bytes, proof_bytes, [36])
+
+
+def test_setup_through_the_cpu_backend_is_the_reference_key(cube_key):
+    timer = Timer(level=0)
+    backend = load_plugins().backend(load_profile("cpu"), timer)
+    matrices, _ = synthesizer(backend, CubeCircuit(3))()
+    key = generate_parameters(matrices, seed=99, backend=backend)
+    assert key.to_bytes() == cube_key.to_bytes()
+    result = prove(backend, synthesizer(backend, CubeCircuit(3)), lambda: key, seed=1)
+    assert verify_proof(key.vk, result.proof, [35]) == (True, "")
+    steps = [s.name for s in timer.spans if s.name.startswith("setup_")]
+    assert steps == [f"setup_{n}" for n in ("qap", "h", "l", "a", "b_g1", "b_g2", "vk")]
 
 
 def test_same_seed_same_bytes_other_seed_other_bytes(cpu, cube_key):
@@ -143,6 +158,33 @@ def test_bulk_decoding_rejects_off_curve_and_bad_flags(rng):
     compressed_flag[0] |= 0x80
     with pytest.raises(bulk.BulkDecodingError, match="G1 point 0: bad flag bits"):
         bulk.g1_batch_from_uncompressed(bytes(compressed_flag))
+
+
+def test_bulk_decoding_names_the_bad_point_past_the_first_chunk(rng):
+    from randomdata import random_g1, random_g2
+
+    from cuzk_core.field.constants import FQ_MODULUS as Q
+    from cuzk_core.interop.points import CHUNK_POINTS
+
+    points = [*random_g1(rng, 7), None]
+    batch = G1Affines.from_points(points * (CHUNK_POINTS // 8 + 2))
+    assert bulk.g1_batch_from_uncompressed(bulk.g1_batch_to_uncompressed(batch)).equals(batch)
+    # A curve point with a small x: written as x + q, it satisfies the equation mod q and only
+    # the range check can catch it.
+    x = next(x for x in range(1, 100) if pow(x**3 + 4, (Q - 1) // 2, Q) == 1)
+    y = pow(x**3 + 4, (Q + 1) // 4, Q)
+    bad = CHUNK_POINTS + 11
+    raised = G1Affines.from_points([*batch.to_points()[:bad], (x + Q, y)])
+    with pytest.raises(bulk.BulkDecodingError, match=f"G1 point {bad}: not on the curve"):
+        bulk.g1_batch_from_uncompressed(bulk.g1_batch_to_uncompressed(raised))
+    assert bulk.g1_batch_from_uncompressed(
+        bulk.g1_batch_to_uncompressed(G1Affines.from_points([(x, y)]))
+    ).to_points() == [(x, y)]
+    g2 = G2Affines.from_points([None, *random_g2(rng, 2)] * 3)
+    encoded = bytearray(bulk.g2_batch_to_uncompressed(g2))
+    encoded[4 * 192 + 100] ^= 1
+    with pytest.raises(bulk.BulkDecodingError, match="G2 point 4: not on the curve"):
+        bulk.g2_batch_from_uncompressed(bytes(encoded))
 
 
 def test_proof_bytes_are_192_and_round_trip(cpu, cube_key):

@@ -9,7 +9,7 @@ import pytest
 
 from cuzk_core import hookspecs
 from cuzk_core.errors import BackendUnavailable
-from cuzk_core.plugins import load_plugins
+from cuzk_core.plugins import REQUIRED_HOOKS, load_plugins
 from cuzk_core.profile import load_profile
 
 HOOK_NAMES = sorted(name for name in dir(hookspecs) if name.startswith("cuzk_"))
@@ -32,15 +32,27 @@ def test_hookspec_is_documented_in_code_and_guide(name):
     assert f"`{name}(" in GUIDE.read_text(), f"{name} is missing from docs/hooks.md"
 
 
-def test_every_registered_backend_implements_every_hook():
+def test_every_registered_backend_implements_every_required_hook():
     plugins = load_plugins()
     assert "cpu" in plugins.backends
+    assert set(REQUIRED_HOOKS) == set(HOOK_NAMES) - hookspecs.OPTIONAL_HOOKS
     for plugin_name, plugin in plugins.pm.list_name_plugin():
         info = getattr(plugin, "cuzk_backend_info", None)
         if info is None:
             continue
-        missing = [h for h in HOOK_NAMES if not hasattr(plugin, h)]
+        missing = [h for h in REQUIRED_HOOKS if not hasattr(plugin, h)]
         assert not missing, f"backend plugin {plugin_name} lacks {missing}"
+
+
+def test_the_built_in_backends_implement_the_optional_hooks_they_need():
+    plugins = load_plugins()
+    fixed_base = {"cuzk_fixed_base_g1", "cuzk_fixed_base_g2"}
+    assert fixed_base < hookspecs.OPTIONAL_HOOKS
+    for name in ("cpu", "cupy", "pycuda"):
+        plugin = plugins.pm.get_plugin(name)
+        assert all(hasattr(plugin, hook) for hook in fixed_base), name
+    for name in ("cupy", "pycuda"):  # the cpu backend has nothing to prepare
+        assert hasattr(plugins.pm.get_plugin(name), "cuzk_prepare"), name
 
 
 def test_backend_info_names_source_and_version():

@@ -7,9 +7,15 @@ from typing import Any
 import numpy as np
 
 from cuzk_core import __version__, hookimpl
-from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
-from cuzk_core.curve.g1 import G1_OPS
-from cuzk_core.curve.g2 import G2_OPS
+from cuzk_core.backend import (
+    BackendContext,
+    BackendInfo,
+    Synthesized,
+    reference_fixed_base_g1,
+    reference_fixed_base_g2,
+)
+from cuzk_core.curve.g1 import G1_OPS, G1Affine
+from cuzk_core.curve.g2 import G2_OPS, G2Affine
 from cuzk_core.curve.ops import CurveOps
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
@@ -159,3 +165,16 @@ def cuzk_msm_g1(ctx: BackendContext, bases: G1Affines, scalars, window_bits, lab
 @hookimpl
 def cuzk_msm_g2(ctx: BackendContext, bases: G2Affines, scalars, window_bits, label: str):
     return _msm(ctx, G2_OPS, G2Affines, bases, scalars, window_bits)
+
+
+# ---------------------------------------------------------------- fixed base (key generation)
+
+
+@hookimpl
+def cuzk_fixed_base_g1(ctx: BackendContext, base: G1Affine, scalars: np.ndarray):
+    return reference_fixed_base_g1(base, scalars) if _ours(ctx) else None
+
+
+@hookimpl
+def cuzk_fixed_base_g2(ctx: BackendContext, base: G2Affine, scalars: np.ndarray):
+    return reference_fixed_base_g2(base, scalars) if _ours(ctx) else None

@@ -6,6 +6,7 @@ CuPy is imported on first use, so this module loads on machines without it.
 from __future__ import annotations
 
 import contextlib
+import threading
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -26,6 +27,10 @@ class CupyAdapter:
 
     name = "cupy"
     library = "CuPy"
+
+    def __init__(self) -> None:
+        self._side: Any = None
+        self._side_lock = threading.Lock()
 
     def unavailable(self) -> str | None:
         """Why CuPy cannot run here (not importable, no device), or None."""
@@ -78,9 +83,17 @@ class CupyAdapter:
         """The ``RawKernel``'s register count."""
         return int(function.num_regs)
 
-    def launch(self, function: Any, grid: int, block: int, args: tuple, shared_bytes: int) -> None:
-        """Launch on the current stream."""
-        function((grid,), (block,), args, shared_mem=shared_bytes)
+    def launch(
+        self,
+        function: Any,
+        grid: int,
+        block: int,
+        args: tuple,
+        shared_bytes: int,
+        stream: Any = None,
+    ) -> None:
+        """Launch on ``stream``, else the current stream."""
+        function((grid,), (block,), args, shared_mem=shared_bytes, stream=stream)
 
     def alloc(self, nbytes: int) -> tuple[Any, int]:
         """A block of CuPy's default memory pool."""
@@ -130,6 +143,13 @@ class CupyAdapter:
     def stream(self) -> Any:
         """CuPy's current stream (the null stream unless a caller set one)."""
         return _cupy().cuda.get_current_stream()
+
+    def side_stream(self) -> Any:
+        """A non-blocking ``cupy.cuda.Stream``."""
+        with self._side_lock:
+            if self._side is None:
+                self._side = _cupy().cuda.Stream(non_blocking=True)
+            return self._side
 
     def synchronize(self) -> None:
         """Wait for the current stream."""

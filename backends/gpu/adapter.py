@@ -59,8 +59,17 @@ class Adapter(Protocol):
     def registers(self, function: Any) -> int:
         """Registers per thread of a compiled kernel."""
 
-    def launch(self, function: Any, grid: int, block: int, args: tuple, shared_bytes: int) -> None:
-        """Queue ``function`` on the stream; pointers arrive as np.uint64, values as numpy."""
+    def launch(
+        self,
+        function: Any,
+        grid: int,
+        block: int,
+        args: tuple,
+        shared_bytes: int,
+        stream: Any = None,
+    ) -> None:
+        """Queue ``function`` on ``stream`` (None: the driver's stream); pointers arrive as
+        np.uint64, values as numpy."""
 
     def alloc(self, nbytes: int) -> tuple[Any, int]:
         """Device memory from the library's pool: the owner (frees when dropped) and address."""
@@ -88,6 +97,10 @@ class Adapter(Protocol):
 
     def stream(self) -> Any:
         """The stream the driver's work goes to."""
+
+    def side_stream(self) -> Any:
+        """A second stream, not ordered with :meth:`stream` (uploads overlapped with compute);
+        created once, in the device scope."""
 
     def synchronize(self) -> None:
         """Wait for the stream's queued work."""

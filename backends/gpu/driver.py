@@ -179,13 +179,21 @@ class Gpu:
         return self.kernels.kernel(module, function, self.defines.get(module))
 
     def launch(
-        self, function: Any, threads: int, args: tuple, block: int = 256, shared_bytes: int = 0
+        self,
+        function: Any,
+        threads: int,
+        args: tuple,
+        block: int = 256,
+        shared_bytes: int = 0,
+        stream: Any = None,
     ) -> None:
-        """Launch ``function`` over ``threads`` threads in blocks of ``block``."""
+        """Launch ``function`` over ``threads`` threads in blocks of ``block`` (on ``stream``,
+        else the driver's stream)."""
         if threads <= 0:
             return
         converted = tuple(a.arg if isinstance(a, DeviceArray) else a for a in args)
-        self.adapter.launch(function, math.ceil(threads / block), block, converted, shared_bytes)
+        grid = math.ceil(threads / block)
+        self.adapter.launch(function, grid, block, converted, shared_bytes, stream)
 
     def resident_threads(self, function: Any, block: int) -> int:
         """How many threads of ``function``, launched in blocks of ``block``, the whole device

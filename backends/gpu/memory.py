@@ -8,12 +8,19 @@ buffers (``pool_mib`` in all), so the CPU fills one while the DMA engine drains 
 keeps uploaded bases resident across proofs (keyed by the host batch, freed when it is),
 ``host`` uploads per proof and frees on release, ``stream``/``mmap`` leave bases on the host and
 the MSM uploads them chunk by chunk.
+
+Under ``register`` and ``pool`` the bases' uploads overlap with compute: they go on the adapter's
+side stream (from page-locked memory directly, else through a second staging pool on a
+background thread), the conversion to Montgomery form follows them there, and an MSM waits for
+its bases only when its bucket sums need them (a ``wait_bases`` span shows any stall). Under
+``none`` uploads stay synchronous: the pageable baseline.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import attrs
@@ -86,13 +93,16 @@ class StagingPool:
         self._buffers = [self._gpu.adapter.alloc_pinned(half) for _ in range(2)]
         self._events = [None, None]
 
-    def upload(self, host: np.ndarray, out: DeviceArray, pool_bytes: int) -> None:
-        """Copy C-contiguous ``host`` into device array ``out`` through the pool."""
+    def upload(
+        self, host: np.ndarray, out: DeviceArray, pool_bytes: int, stream: Any = None
+    ) -> None:
+        """Copy C-contiguous ``host`` into device array ``out`` through the pool, on ``stream``
+        (else the driver's); returns when the staging buffers may be reused."""
         adapter = self._gpu.adapter
         with self._lock:
             self.ensure(pool_bytes)
             src = host.reshape(-1).view(np.uint8)
-            stream = adapter.stream()
+            stream = stream if stream is not None else adapter.stream()
             step = self._buffers[0].nbytes
             for index, offset in enumerate(range(0, src.nbytes, step)):
                 slot = index % 2
@@ -141,13 +151,20 @@ class StagingPool:
 
 @attrs.define(eq=False)
 class DeviceBases:
-    """Affine bases on the device in Montgomery form, with their infinity mask (or None)."""
+    """Affine bases on the device in Montgomery form, with their infinity mask (or None).
+
+    ``ready`` is None once the upload is known complete, else the event recorded after it on
+    the side stream (or a future of that event, while a background thread still stages it);
+    ``source`` keeps the host words alive until then.
+    """
 
     group: str
     count: int
     coords: DeviceArray | None
     skip: DeviceArray | None
     resident: bool
+    ready: Any = None
+    source: Any = None
 
 
 @attrs.define(eq=False)
@@ -174,6 +191,11 @@ class Memory:
     def __init__(self, gpu: Gpu) -> None:
         self.gpu = gpu
         self.staging = StagingPool(gpu)
+        self.side_staging = StagingPool(gpu)
+        """The pool of overlapped base uploads (the main pool stays free for the proof's own
+        copies meanwhile)."""
+        self._uploader: ThreadPoolExecutor | None = None
+        self._uploader_lock = threading.Lock()
 
     def alloc_host(self, profile: Profile, shape: tuple[int, ...], dtype: str) -> np.ndarray:
         """A zeroed host array; page-locked when the profile pins through a pool."""
@@ -232,7 +254,8 @@ class Memory:
     def upload_points(
         self, profile: Profile, points: G1Affines | G2Affines, resident: bool
     ) -> DeviceBases:
-        """Copy a canonical batch to the device and convert its coordinates to Montgomery form."""
+        """Copy a canonical batch to the device and convert its coordinates to Montgomery form;
+        overlapped with compute (``ready`` set) unless the profile's pinning is ``none``."""
         coords = np.ascontiguousarray(points.coords)
         infinity = np.asarray(points.infinity, dtype=bool)
         if infinity.any():
@@ -240,12 +263,51 @@ class Memory:
             coords[infinity] = 0
         count = len(points)
         words = coords.reshape(count, -1).view(np.uint32) if count else np.zeros((0, 24), np.uint32)
-        on_device = self.to_device(profile, words)
-        fq_elements = on_device.size // 12
-        to_mont = self.gpu.kernel("msm/msm.cu", "fq_to_mont")
-        self.gpu.launch(to_mont, fq_elements, (on_device, np.uint64(fq_elements)))
         skip = self.gpu.to_device(infinity.view(np.uint8)) if infinity.any() else None
-        return DeviceBases(group_of(points), count, on_device, skip, resident)
+        group = group_of(points)
+        if profile.memory.pinning is Pinning.NONE or words.nbytes == 0:
+            on_device = self.to_device(profile, words)
+            self._to_montgomery(on_device, None)
+            return DeviceBases(group, count, on_device, skip, resident)
+        on_device = self.gpu.empty(words.shape, words.dtype)
+        pool_bytes = profile.memory.pool_mib * _MIB
+
+        def copy() -> Any:
+            with self.gpu.scope():  # also on the background thread
+                side = self.gpu.adapter.side_stream()
+                if PINNED.covers(words):
+                    self.gpu.adapter.copy_htod_async(on_device.ptr, words, side)
+                else:
+                    self.side_staging.upload(words, on_device, pool_bytes, side)
+                self._to_montgomery(on_device, side)
+                event = self.gpu.adapter.event(timing=False)
+                event.record(side)
+                return event
+
+        # Page-locked words need no staging: one asynchronous copy, queued from this thread.
+        ready = copy() if PINNED.covers(words) else self._background(copy)
+        return DeviceBases(group, count, on_device, skip, resident, ready, words)
+
+    def _to_montgomery(self, words: DeviceArray, stream: Any) -> None:
+        fq_elements = words.size // 12
+        to_mont = self.gpu.kernel("msm/msm.cu", "fq_to_mont")
+        self.gpu.launch(to_mont, fq_elements, (words, np.uint64(fq_elements)), stream=stream)
+
+    def _background(self, work: Any) -> Future:
+        with self._uploader_lock:
+            if self._uploader is None:
+                self._uploader = ThreadPoolExecutor(1, thread_name_prefix="cuzk-upload")
+            return self._uploader.submit(work)
+
+    @staticmethod
+    def wait_ready(bases: DeviceBases) -> None:
+        """Block until ``bases``' overlapped upload is complete (at once if it is)."""
+        ready = bases.ready
+        if ready is None:
+            return
+        event = ready.result() if isinstance(ready, Future) else ready
+        event.synchronize()
+        bases.ready = bases.source = None
 
     def upload(self, profile: Profile, points: G1Affines | G2Affines) -> DeviceBases | HostBases:
         """Place bases per ``key_storage``: resident, per proof, or left on the host."""
@@ -260,9 +322,10 @@ class Memory:
             return cached
         return self.upload_points(profile, points, resident=False)
 
-    @staticmethod
-    def release(handle: Any) -> None:
-        """Free a per-proof upload now; resident bases stay until their host batch is dropped."""
+    def release(self, handle: Any) -> None:
+        """Free a per-proof upload now (after its copy, if one is still in flight); resident
+        bases stay until their host batch is dropped."""
         if isinstance(handle, DeviceBases) and not handle.resident:
+            self.wait_ready(handle)
             handle.coords = None
             handle.skip = None

@@ -280,9 +280,11 @@ def pippenger(
     c: int,
     signed: bool,
     timer: Timer,
+    wait: Callable[[], None] = lambda: None,
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
-    digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32."""
+    digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
+    ``wait`` returns once they are uploaded (called after the sort, which needs only scalars)."""
     n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = windows * per_window
@@ -304,6 +306,7 @@ def pippenger(
         entries = gpu.empty((total,), np.uint32)
         gpu.launch(_kernel(gpu, "msm_scatter"), n, (*digit_args, cursor, entries))
         del cursor, counts
+    wait()
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
         buckets = _bucket_sums(gpu, group, bases, entries, offsets, groups, total, max_count)
         del entries, offsets
@@ -367,11 +370,13 @@ def msm(
     signed: bool,
     split_01: bool,
     timer: Timer,
+    wait: Callable[[], None] = lambda: None,
 ) -> Any:
     """Σ scalarᵢ·baseᵢ as a Jacobian point; ``scalars`` are (n, 8) uint32 on the device.
 
     ``bases`` gives device slices of the bases; ``streamed`` says each slice is an upload, so
-    its memory counts when the passes are sized.
+    its memory counts when the passes are sized. ``wait`` returns once the bases' upload is
+    complete: nothing reads them before it is called.
     """
     n = scalars.shape[0]
     if n == 0:
@@ -386,13 +391,15 @@ def msm(
         if split_01:
             with timer.span("prep_msm", n=stop - start):
                 one_indices, skip = split_ones(gpu, piece, skip)
+            wait()
             with timer.span("batch_add", n=one_indices.shape[0]):
                 total = group.add(total, batch_sum(gpu, group, coords, one_indices))
             with timer.span("tail_msm", window_bits=c):
                 window_points = pippenger(gpu, group, coords, piece, skip, c, signed, timer)
         else:
             with timer.span("pippenger", window_bits=c, n=stop - start):
-                window_points = pippenger(gpu, group, coords, piece, skip, c, signed, timer)
+                args = (gpu, group, coords, piece, skip, c, signed, timer, wait)
+                window_points = pippenger(*args)
         if window_points is not None:
             with timer.span("msm_combine"):
                 total = group.add(total, _combine_windows(group, window_points, c))

@@ -16,13 +16,13 @@ import numpy as np
 
 from cuzk_core import __version__, hookimpl
 from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
-from cuzk_core.curve.g1 import g1_to_affine
-from cuzk_core.curve.g2 import g2_to_affine
+from cuzk_core.curve.g1 import G1Affine, g1_to_affine
+from cuzk_core.curve.g2 import G2Affine, g2_to_affine
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 
-from . import field, msm, ntt
+from . import field, fixed_base, msm, ntt
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
 from .memory import DeviceBases, HostBases, Memory, group_of
@@ -62,6 +62,15 @@ class GpuPlugin:
         available, reason = self.gpu.availability()
         name = self.gpu.name
         return BackendInfo(name, __version__, available=available, reason=reason, device="cuda")
+
+    @hookimpl
+    def cuzk_prepare(self, ctx: BackendContext) -> bool | None:
+        """Build (or load from the disk cache) every kernel the prover uses, once per process;
+        the ``compile_kernels`` span inside says what each module took."""
+        if not self._ours(ctx):
+            return None
+        with self._device(ctx, "preparing"):
+            return True
 
     # ------------------------------------------------------------ allocation
 
@@ -105,7 +114,8 @@ class GpuPlugin:
         """Free a per-proof upload now."""
         if not self._ours(ctx):
             return None
-        self.memory.release(handle)
+        with self._device(ctx, "releasing bases", ready=False):
+            self.memory.release(handle)
         return True
 
     # ------------------------------------------------------------ synthesis
@@ -206,7 +216,8 @@ class GpuPlugin:
     # ------------------------------------------------------------ MSM
 
     def _slicer(self, ctx: BackendContext, bases: Any, group: str) -> tuple[msm.BaseSlicer, bool]:
-        """Device slices of ``bases`` (a handle from cuzk_upload, or a canonical batch)."""
+        """Device slices of ``bases`` (a handle from cuzk_upload, or a canonical batch); the
+        handle's own upload may still be in flight (see :meth:`_waiter`)."""
         if isinstance(bases, DeviceBases):
             coords, skip = bases.coords, bases.skip
             if bases.group != group or coords is None:
@@ -222,9 +233,20 @@ class GpuPlugin:
 
         def streamed(start: int, stop: int) -> tuple[DeviceArray, DeviceArray | None]:
             up = self.memory.upload_points(ctx.profile, points[start:stop], resident=False)
+            self.memory.wait_ready(up)
             return up.coords, up.skip
 
         return streamed, True
+
+    def _waiter(self, ctx: BackendContext, bases: Any) -> Callable[[], None]:
+        """What an MSM calls before reading ``bases``: wait for a handle's overlapped upload."""
+
+        def wait() -> None:
+            if isinstance(bases, DeviceBases) and bases.ready is not None:
+                with ctx.timer.span("wait_bases"):
+                    self.memory.wait_ready(bases)
+
+        return wait
 
     def _msm(
         self,
@@ -254,6 +276,7 @@ class GpuPlugin:
                 settings.signed_digits,
                 settings.split_01,
                 ctx.timer,
+                self._waiter(ctx, bases),
             )
 
     @hookimpl
@@ -275,6 +298,32 @@ class GpuPlugin:
             return None
         total = self._msm(ctx, bases, scalars, window_bits, label, "g2")
         return G2Affines.from_points([g2_to_affine(total)])
+
+    # ------------------------------------------------------------ fixed base (key generation)
+
+    def _fixed_base(
+        self, ctx: BackendContext, group: fixed_base.Group, base: Any, scalars: np.ndarray
+    ) -> Any:
+        with self._device(ctx, fixed_base.describe(group, len(scalars))):
+            return fixed_base.multiply(self.gpu, group, base, scalars, ctx.timer)
+
+    @hookimpl
+    def cuzk_fixed_base_g1(
+        self, ctx: BackendContext, base: G1Affine, scalars: np.ndarray
+    ) -> G1Affines | None:
+        """``scalarᵢ·base`` in G1, a thread per scalar."""
+        if not self._ours(ctx):
+            return None
+        return self._fixed_base(ctx, fixed_base.G1, base, scalars)
+
+    @hookimpl
+    def cuzk_fixed_base_g2(
+        self, ctx: BackendContext, base: G2Affine, scalars: np.ndarray
+    ) -> G2Affines | None:
+        """``scalarᵢ·base`` in G2, a thread per scalar."""
+        if not self._ours(ctx):
+            return None
+        return self._fixed_base(ctx, fixed_base.G2, base, scalars)
 
     # ------------------------------------------------------------ measurement (optional hooks)
 

@@ -33,6 +33,9 @@ import numpy as np
 from cuzk_backend_gpu.adapter import Event, Module
 from cuzk_backend_gpu.driver import GIB
 
+_STREAM_NON_BLOCKING = 1
+"""CU_STREAM_NON_BLOCKING: the side stream does not wait for, or hold up, the null stream."""
+
 
 def _driver() -> Any:
     import pycuda.driver
@@ -79,6 +82,7 @@ class PycudaAdapter:
     def __init__(self) -> None:
         self._context: Any = None
         self._pool: Any = None
+        self._side: Any = None
         self._lock = threading.Lock()
         self._local = threading.local()
         self.parked: list[Any] = []
@@ -186,9 +190,17 @@ class PycudaAdapter:
         """The ``Function``'s register count."""
         return int(function.num_regs)
 
-    def launch(self, function: Any, grid: int, block: int, args: tuple, shared_bytes: int) -> None:
-        """Launch on the null stream."""
-        function(*args, grid=(grid, 1), block=(block, 1, 1), shared=shared_bytes)
+    def launch(
+        self,
+        function: Any,
+        grid: int,
+        block: int,
+        args: tuple,
+        shared_bytes: int,
+        stream: Any = None,
+    ) -> None:
+        """Launch on ``stream``, else the null stream."""
+        function(*args, grid=(grid, 1), block=(block, 1, 1), shared=shared_bytes, stream=stream)
 
     def alloc(self, nbytes: int) -> tuple[Any, int]:
         """A block of the ``DeviceMemoryPool``."""
@@ -229,6 +241,13 @@ class PycudaAdapter:
     def stream(self) -> Any:
         """None: PyCUDA's name for the null stream."""
         return None
+
+    def side_stream(self) -> Any:
+        """A ``pycuda.driver.Stream`` created non-blocking (not ordered with the null stream)."""
+        with self._lock:
+            if self._side is None:
+                self._side = _driver().Stream(flags=_STREAM_NON_BLOCKING)
+            return self._side
 
     def synchronize(self) -> None:
         """cuCtxSynchronize."""

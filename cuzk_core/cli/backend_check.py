@@ -31,9 +31,9 @@ def _report(hook: str, outcomes: list[Outcome]) -> bool:
         for outcome in failed:
             print(f"      {outcome.check.case}: {outcome.error}", flush=True)
         return False
-    notes = {o.note for o in outcomes if o.note}
+    notes = [o.note for o in outcomes if o.note]
     status = "skip" if len(notes) == len(outcomes) else "pass"
-    print(f"  {hook:<26} {status}  {'; '.join(sorted(notes)) or count}", flush=True)
+    print(f"  {hook:<26} {status}  {'; '.join(sorted(set(notes))) or count}", flush=True)
     return True
 
 

@@ -200,8 +200,10 @@ def _prove_params(args: argparse.Namespace) -> int:
 def setup(args: argparse.Namespace) -> int:
     """``cuzk setup --r1cs``: cuzk parameters for a circom circuit, plus verification_key.json."""
     r1cs = read_r1cs(args.r1cs)
+    backend = _backend(args, Timer())
     progress = _progress(args, "setup", SETUP_STEPS)
-    pk = generate_parameters(with_input_rows(r1cs.matrices), seed=args.seed, progress=progress)
+    matrices = with_input_rows(r1cs.matrices)
+    pk = generate_parameters(matrices, seed=args.seed, progress=progress, backend=backend)
     progress.close()
     folder = Path(args.out)
     params_dir.write_params_dir(folder, pk, _circuit_record(r1cs))

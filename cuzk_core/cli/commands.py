@@ -65,7 +65,7 @@ def synthesizer(backend: Backend, circuit):
 def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress):
     matrices, _ = synthesizer(backend, circuit)()
     progress.step("synthesis")
-    return generate_parameters(matrices, seed=seed, progress=progress)
+    return generate_parameters(matrices, seed=seed, progress=progress, backend=backend)
 
 
 def setup(args: argparse.Namespace) -> int:

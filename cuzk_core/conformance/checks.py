@@ -5,8 +5,9 @@ byte-identical proof for a fixed seed on a tiny circuit; and the helpers of the 
 One list, :data:`CHECKS`, serves ``cuzk backends --check NAME`` and the pytest suite
 (:mod:`cuzk_core.conformance.suite`) alike; the suite's larger tests draw their inputs, oracles and
 comparisons from this module too. A check draws its inputs from ``check.rng(seed)``, so a seed
-replays it wherever it runs. Sizes stay at 64 points or values at most because the reference is
-plain Python. The reference itself is held to the definitions (naive sums), not to itself.
+replays it wherever it runs. Sizes stay at 64 points or values at most (257 fixed-base scalars)
+because the reference is plain Python. The reference itself is held to the definitions (naive
+sums, one scalar multiplication per point), not to itself.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from typing import Any
 import attrs
 import numpy as np
 
-from cuzk_core.backend import Backend, BackendInfo
+from cuzk_core.backend import (
+    Backend,
+    BackendInfo,
+    reference_fixed_base_g1,
+    reference_fixed_base_g2,
+)
 from cuzk_core.curve.g1 import G1_GENERATOR, G1_OPS
 from cuzk_core.curve.g2 import G2_GENERATOR, G2_OPS
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
@@ -47,6 +53,7 @@ MSM_PROFILES = {
 }
 """Profile changes every edge-input MSM runs under: both digit encodings and the 0/1 split."""
 GROUPS = {"g1": (G1_OPS, G1_GENERATOR, G1Affines), "g2": (G2_OPS, G2_GENERATOR, G2Affines)}
+REFERENCE_FIXED_BASE = {"g1": reference_fixed_base_g1, "g2": reference_fixed_base_g2}
 NOT_IMPLEMENTED = "not implemented (optional hook)"
 HOST_INPUT = 1 << 10
 """Largest MSM, NTT or vector the suite gives a backend that computes on the host: the
@@ -596,6 +603,71 @@ def _msm_points(
         check_msm(checked, group, points, scalars, (changes,), (None, 4))
 
 
+# ---------------------------------------------------------------- fixed base (optional hooks)
+
+
+def fixed_base_by_definition(group: str, base: Any, scalars: list[int]) -> G1Affines | G2Affines:
+    """``[k·base for k in scalars]``, one scalar multiplication each."""
+    ops, _, batch = GROUPS[group]
+    lifted = ops.add_affine(ops.infinity, base)
+    return batch.from_points(ops.batch_to_affine([ops.mul(lifted, k) for k in scalars]))
+
+
+def same_points(got: Any, want: G1Affines | G2Affines, what: str) -> None:
+    """``got`` is a batch of the reference's type and length, equal to it in every limb."""
+    if not isinstance(got, type(want)) or len(got) != len(want):
+        raise CheckFailed(f"{what}: returned {_kind(got)}, expected {len(want)} points")
+    if not got.equals(want):
+        differs = (got.coords != want.coords).reshape(len(want), -1).any(axis=1)
+        row = int(np.nonzero(differs | (got.infinity != want.infinity))[0][0])
+        raise CheckFailed(
+            f"{what}: point {row} is {_point(got[row : row + 1])}, the reference "
+            f"gives {_point(want[row : row + 1])}"
+        )
+
+
+def check_fixed_base(checked: Subject, group: str, base: Any, scalars: list[int]) -> str | None:
+    """The backend's fixed-base hook gives the reference's points (the definition's for the
+    reference itself); :data:`NOT_IMPLEMENTED` when the backend leaves the hook out."""
+    backend = checked.backend()
+    limbs = ints_to_limbs(scalars)
+    copy = limbs.copy()
+    hook = getattr(checked.plugins.pm.hook, f"cuzk_fixed_base_{group}")
+    got = hook(ctx=backend.ctx, base=base, scalars=limbs)
+    if got is None:
+        return NOT_IMPLEMENTED
+    want = expected(
+        checked,
+        lambda reference: REFERENCE_FIXED_BASE[group](base, limbs),
+        lambda: fixed_base_by_definition(group, base, scalars),
+    )
+    where = (
+        "infinity" if base is None else f"x = {_short(base[0] if group == 'g1' else base[0][0])}"
+    )
+    same_points(got, want, f"{len(scalars)} scalars, base {where}")
+    unchanged([limbs], [copy], f"fixed_base_{group}")
+    return None
+
+
+def _fixed_base_random(group: str, checked: Subject, rng: random.Random) -> str | None:
+    generator = GROUPS[group][1]
+    for n in (1, 3, 257):
+        if check_fixed_base(checked, group, generator, random_scalars(rng, n)) is not None:
+            return NOT_IMPLEMENTED
+    return None
+
+
+def _fixed_base_edges(group: str, checked: Subject, rng: random.Random) -> str | None:
+    """0, 1, r−1 and the other special scalars, repeated, on G and on another point; no
+    scalars; and the base at infinity."""
+    edges = [*_SPECIALS, *_SPECIALS[::-1], rng.randrange(R), 0, 0]
+    other = random_points(group, rng, 1)[0]
+    for base, scalars in ((GROUPS[group][1], edges), (other, edges), (other, []), (None, edges)):
+        if check_fixed_base(checked, group, base, scalars) is not None:
+            return NOT_IMPLEMENTED
+    return None
+
+
 # ---------------------------------------------------------------- optional measurement hooks
 
 
@@ -612,6 +684,20 @@ def _bench_clock(checked: Subject, rng: random.Random) -> str | None:
         raise CheckFailed(f"the clock's name is {clock.name!r}")
     if not isinstance(ms, (int, float)) or not ms >= 0:
         raise CheckFailed(f"the clock measured {ms!r} ms")
+    return None
+
+
+def _prepare(checked: Subject, rng: random.Random) -> str | None:
+    """Preparing twice answers the same and leaves the backend able to prove (an NTT after)."""
+    backend = checked.backend()
+    answers = [checked.plugins.pm.hook.cuzk_prepare(ctx=backend.ctx) for _ in range(2)]
+    if answers == [None, None]:
+        return NOT_IMPLEMENTED
+    if answers != [True, True]:
+        raise CheckFailed(f"returned {answers!r}, expected True both times (or None)")
+    domain = EvaluationDomain(4)
+    values = ints_to_limbs(random_scalars(rng, domain.size))
+    same_scalars(backend.ntt(values, domain), checked.reference.ntt(values, domain), "an NTT")
     return None
 
 
@@ -666,6 +752,7 @@ def _proof(checked: Subject, rng: random.Random) -> None:
 def _build() -> Iterator[Check]:
     partial = functools.partial
     yield Check("cuzk_backend_info", "name-and-version", _backend_info)
+    yield Check("cuzk_prepare", "twice-then-ntt", _prepare)
     for hook, run in (("cuzk_alloc_host", _alloc_host), ("cuzk_pin", _pin), ("cuzk_unpin", _unpin)):
         for pinning in PINNING:
             yield Check(hook, f"pinning={pinning}", partial(run, pinning))
@@ -693,6 +780,10 @@ def _build() -> Iterator[Check]:
             for kind in POINT_KINDS:
                 run = partial(_msm_points, group, kind, changes)
                 yield Check(hook, f"points={kind},{encoding}", run)
+    for group in GROUPS:
+        hook = f"cuzk_fixed_base_{group}"
+        yield Check(hook, "random-1-3-257", partial(_fixed_base_random, group))
+        yield Check(hook, "edges", partial(_fixed_base_edges, group))
     yield Check("cuzk_bench_clock", "optional", _bench_clock)
     yield Check("cuzk_device_memory", "optional", _device_memory)
     yield Check("proof", f"tiny-circuit-seed-{PROOF_SEED}", _proof)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cuzk_core.curve.g1 import g1_is_on_curve
-from cuzk_core.curve.g2 import g2_is_on_curve
+from cuzk_core.interop.montgomery import FQ
+from cuzk_core.interop.points import CHUNK_POINTS, first_problem, off_curve_g1, off_curve_g2
 from cuzk_core.layout import FQ_LIMBS, G1Affines, G2Affines
 
 G1_UNCOMPRESSED = 96
@@ -19,6 +19,8 @@ _FLAG_COMPRESSED = 0x80
 _FLAG_INFINITY = 0x40
 _FLAG_SIGN = 0x20
 _FQ = 48
+_TO_MONTGOMERY = FQ.constant(FQ.radix % FQ.modulus, 1)
+"""R² mod q as digits: a Montgomery product with it puts a canonical value in Montgomery form."""
 
 
 class BulkDecodingError(ValueError):
@@ -52,10 +54,29 @@ def _split_flags(raw: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
     return infinity, cleaned
 
 
-def _check_on_curve(batch, is_on_curve, what: str) -> None:
-    for i, point in enumerate(batch.to_points()):
-        if not is_on_curve(point):
-            raise BulkDecodingError(f"{what} {i}: not on the curve")
+def _check_on_curve(batch: G1Affines | G2Affines, off_curve, what: str) -> None:
+    """Every finite point has coordinates below q and satisfies its curve's equation.
+
+    A key for 2^20 constraints holds ~5 million points: checked point by point in Python ints
+    that is 2 µs (G1) to 6 µs (G2) each on one core, so the check runs in numpy instead (the
+    snarkjs reader's Montgomery products, interop/montgomery.py), chunk by chunk on every core.
+    """
+    coords = batch.coords.reshape(len(batch), -1, FQ_LIMBS)
+
+    def check(start: int) -> str | None:
+        finite = np.nonzero(~batch.infinity[start : start + CHUNK_POINTS])[0]
+        points = coords[start : start + CHUNK_POINTS][finite]
+        if not len(points):
+            return None
+        in_range = FQ.below_modulus(points).all(axis=1)
+        columns = range(points.shape[1])
+        digits = np.stack([FQ.mul(FQ.to_digits(points[:, c]), _TO_MONTGOMERY) for c in columns])
+        bad = np.nonzero(~in_range | off_curve(digits))[0]
+        return f"{what} {start + finite[bad[0]]}: not on the curve" if len(bad) else None
+
+    problem = first_problem(len(batch), check)
+    if problem is not None:
+        raise BulkDecodingError(problem)
 
 
 def g1_batch_from_uncompressed(data: bytes, what: str = "G1 point") -> G1Affines:
@@ -64,7 +85,7 @@ def g1_batch_from_uncompressed(data: bytes, what: str = "G1 point") -> G1Affines
     infinity, cleaned = _split_flags(raw, what)
     coords = _be_to_limbs(cleaned.reshape(-1, 2, _FQ))
     batch = G1Affines(coords, infinity)
-    _check_on_curve(batch, g1_is_on_curve, what)
+    _check_on_curve(batch, off_curve_g1, what)
     return batch
 
 
@@ -75,7 +96,7 @@ def g2_batch_from_uncompressed(data: bytes, what: str = "G2 point") -> G2Affines
     # on disk each coordinate is c1 then c0; the canonical layout is c0 then c1
     coords = _be_to_limbs(cleaned.reshape(-1, 2, 2, _FQ)[:, :, ::-1, :])
     batch = G2Affines(coords, infinity)
-    _check_on_curve(batch, g2_is_on_curve, what)
+    _check_on_curve(batch, off_curve_g2, what)
     return batch
 
 

@@ -118,6 +118,8 @@ def prove(
         span = timer.span(name, backend=on.name)
         return _planted_delay(span, planted[name]) if name in planted else span
 
+    with phase("prepare"):  # one-time backend work (kernel builds) kept out of the phases below
+        backend.prepare()
     with phase("synthesis"):
         matrices, witness = synthesize()
         a, b, c = backend.evaluate_r1cs(matrices, witness)

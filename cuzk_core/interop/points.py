@@ -43,14 +43,14 @@ def _fq2_mul(a0, a1, b0, b1):
     return FQ.sub(FQ.mul(a0, b0), FQ.mul(a1, b1)), FQ.add(FQ.mul(a0, b1), FQ.mul(a1, b0))
 
 
-def _off_curve_g1(digits: np.ndarray) -> np.ndarray:
+def off_curve_g1(digits: np.ndarray) -> np.ndarray:
     """Mask of points (Montgomery digits ``(2, 12, n)``: x, y) with y² ≠ x³ + 4."""
     x, y = digits
     rhs = FQ.add(FQ.mul(FQ.mul(x, x), x), FQ.constant(4, x.shape[1]))
     return np.any(FQ.mul(y, y) != rhs, axis=0)
 
 
-def _off_curve_g2(digits: np.ndarray) -> np.ndarray:
+def off_curve_g2(digits: np.ndarray) -> np.ndarray:
     """Mask of points (digits ``(4, 12, n)``: x.c0, x.c1, y.c0, y.c1) with y² ≠ x³ + 4(1 + u)."""
     x0, x1, y0, y1 = digits
     sq0, sq1 = _fq2_mul(x0, x1, x0, x1)
@@ -83,21 +83,26 @@ def _decode_chunk(
     return None
 
 
+def first_problem(count: int, check: Callable[[int], str | None]) -> str | None:
+    """Run ``check(start)`` on the chunks of ``count`` points (each :data:`CHUNK_POINTS` from
+    ``start``) on every core; the first problem in chunk order, or None.
+
+    numpy releases the GIL inside its array operations, so threads run the chunks in parallel.
+    """
+    starts = range(0, count, CHUNK_POINTS)
+    workers = min(len(starts), os.cpu_count() or 1) or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return next((p for p in pool.map(check, starts) if p is not None), None)
+
+
 def _decode(
     raw: np.ndarray, coords: int, off_curve, out: np.ndarray, infinity: np.ndarray, where: str
 ) -> None:
-    """Check and convert ``raw`` (``(n, coords·48)`` uint8) chunk by chunk, on every core.
-
-    numpy releases the GIL inside its array operations, so threads run the chunks in parallel;
-    the first bad point in file order is reported.
-    """
-    starts = range(0, len(raw), CHUNK_POINTS)
-    workers = min(len(starts), os.cpu_count() or 1) or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        problems = pool.map(
-            lambda start: _decode_chunk(raw, start, coords, off_curve, out, infinity), starts
-        )
-        problem = next((p for p in problems if p is not None), None)
+    """Check and convert ``raw`` (``(n, coords·48)`` uint8) chunk by chunk, on every core; the
+    first bad point in file order is reported."""
+    problem = first_problem(
+        len(raw), lambda start: _decode_chunk(raw, start, coords, off_curve, out, infinity)
+    )
     if problem is not None:
         raise FormatError(f"{where}: {problem}")
 
@@ -108,7 +113,7 @@ def g1_from_snarkjs(
     """Decode ``(n, 96)`` bytes of snarkjs G1 points into a canonical batch."""
     out = alloc((len(raw), 2, FQ_LIMBS), "uint64", purpose)
     infinity = np.zeros(len(raw), dtype=bool)
-    _decode(raw, 2, _off_curve_g1, out, infinity, where)
+    _decode(raw, 2, off_curve_g1, out, infinity, where)
     return G1Affines(out, infinity)
 
 
@@ -118,5 +123,5 @@ def g2_from_snarkjs(
     """Decode ``(n, 192)`` bytes of snarkjs G2 points (x.c0, x.c1, y.c0, y.c1) into a batch."""
     out = alloc((len(raw), 2, 2, FQ_LIMBS), "uint64", purpose)
     infinity = np.zeros(len(raw), dtype=bool)
-    _decode(raw, 4, _off_curve_g2, out, infinity, where)
+    _decode(raw, 4, off_curve_g2, out, infinity, where)
     return G2Affines(out, infinity)

@@ -1,0 +1,145 @@
+// Fixed-base scalar multiplication for key generation: out[i] = k_i·G for one point G and many
+// scalars k_i, one thread per scalar, in G1 (over Fq) and G2 (over Fq2).
+//
+// The host (backends/gpu/fixed_base.py) uploads a table of the affine multiples
+// table[w·H + j] = (j + 1)·2^(c·w)·G, j < H = 2^(c−1), in Montgomery form. A thread recodes its
+// scalar into signed base-2^c digits d_w ∈ (−2^(c−1), 2^(c−1)] and adds ±table[w·H + |d_w| − 1]
+// for every nonzero digit: no doublings at all, and signed digits halve the table. Then one
+// field inversion per thread (Fermat, x^(p−2): Montgomery's batch trick would need the other
+// threads' values) turns the XYZZ sum into affine coordinates, written canonical (out of
+// Montgomery form), with infinity as zero coordinates and a flag.
+//
+// The device functions are host-callable too (CUZK_HD, carry chains emulated on the host by
+// common.cuh), so tests/conformance/fixed_base_host.cpp runs this very code with g++.
+#include "../common_mem.cuh"
+#include "../ec/xyzz.cuh"
+#include "../ff/bls12_381.cuh"
+#include "../ff/fp2.cuh"
+
+typedef fp2_t<fq_t> fq2_t;
+
+// x^(p−2) = x^−1 for x ≠ 0 (and 0 for x = 0), by left-to-right square-and-multiply over the bits
+// of p − 2. The exponent is the same in every thread, so the branch never diverges. The loops
+// stay rolled: unrolled, 380 squarings and ~190 products would be ~10^5 instructions.
+template <class P>
+CUZK_HD mont_t<P> fb_inverse(const mont_t<P>& x) {
+    uint32_t e[P::N];
+    uint32_t borrow = 2;  // e = p − 2, limb by limb
+#pragma unroll
+    for (int i = 0; i < P::N; i++) {
+        const uint32_t limb = P::p(i);
+        e[i] = limb - borrow;
+        borrow = limb < borrow ? 1u : 0u;
+    }
+    mont_t<P> r = mont_t<P>::one();
+#pragma unroll 1
+    for (int i = P::N - 1; i >= 0; i--) {
+        const uint32_t word = e[i];
+#pragma unroll 1
+        for (int b = 31; b >= 0; b--) {
+            r = r.sqr();
+            if ((word >> b) & 1u) r = r * x;
+        }
+    }
+    return r;
+}
+
+// (c0 + c1·u)^−1 = (c0 − c1·u)/(c0² + c1²), as u² = −1: one inversion in the base field.
+template <class F>
+CUZK_HD fp2_t<F> fb_inverse(const fp2_t<F>& a) {
+    const F t = fb_inverse(a.c0.sqr() + a.c1.sqr());
+    return {a.c0 * t, -(a.c1 * t)};
+}
+
+// The c-bit field (c ≤ 31) of a little-endian 8-word scalar starting at `bit` (zero past bit
+// 255). The words are picked by comparison, not by index, so k stays in registers.
+CUZK_HD uint32_t fb_window(const uint32_t k[8], uint32_t bit, uint32_t c) {
+    const uint32_t word = bit >> 5;
+    uint32_t lo = 0, hi = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < 8; j++) {
+        lo = j == word ? k[j] : lo;
+        hi = j == word + 1 ? k[j] : hi;
+    }
+    const uint64_t both = ((uint64_t)hi << 32) | lo;
+    return (uint32_t)(both >> (bit & 31)) & ((1u << c) - 1);
+}
+
+// One table entry (16-byte loads on the device: the table is 16-byte aligned, an entry 96 or
+// 192 bytes).
+template <class F>
+CUZK_HD affine_t<F> fb_entry(const affine_t<F>* table, uint32_t index) {
+#if defined(__CUDA_ARCH__)
+    return load_vec(table + index);
+#else
+    return table[index];
+#endif
+}
+
+// Σ_w d_w·2^(c·w)·G from the table, for the scalar k (below 2^(c·windows − 1), so the last
+// digit takes the last carry). A digit above 2^(c−1) becomes d − 2^c with a carry onward.
+template <class F>
+CUZK_HD xyzz_t<F> fb_multiply(const affine_t<F>* table, const uint32_t k[8], uint32_t c,
+                              uint32_t windows) {
+    const uint32_t half = 1u << (c - 1), full = 1u << c;
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    uint32_t carry = 0;
+#pragma unroll 1
+    for (uint32_t w = 0; w < windows; w++) {
+        const uint32_t d = fb_window(k, w * c, c) + carry;
+        const bool neg = d > half;
+        carry = neg ? 1u : 0u;
+        const uint32_t mag = neg ? full - d : d;
+        if (mag != 0) acc.accumulate(fb_entry(table, w * half + mag - 1), neg);
+    }
+    return acc;
+}
+
+// k·G as a canonical affine point; `infinity` says whether it is the point at infinity (then
+// both coordinates are zero, the layout's convention).
+template <class F>
+CUZK_HD affine_t<F> fb_point(const affine_t<F>* table, const uint32_t k[8], uint32_t c,
+                             uint32_t windows, bool& infinity) {
+    const xyzz_t<F> p = fb_multiply(table, k, c, windows);
+    infinity = p.is_inf();
+    if (infinity) return {F::zero(), F::zero()};
+    // x = X/ZZ, y = Y/ZZZ with one inversion: i = 1/(ZZ·ZZZ), so 1/ZZ = ZZZ·i and 1/ZZZ = ZZ·i.
+    const F i = fb_inverse(p.ZZ * p.ZZZ);
+    const F x = p.X * (p.ZZZ * i);
+    const F y = p.Y * (p.ZZ * i);
+    return {x.from_mont(), y.from_mont()};
+}
+
+#if defined(__CUDACC__)
+// Thread i: out[i] = scalars[i]·G (canonical), infinity[i] = 1 where that is the identity.
+// Scalars are canonical (n, 8) words; the table as above, Montgomery form.
+template <class F>
+__device__ __forceinline__ void fixed_base(const affine_t<F>* __restrict__ table,
+                                           const uint32_t* __restrict__ scalars, uint64_t n,
+                                           uint32_t c, uint32_t windows,
+                                           affine_t<F>* __restrict__ out,
+                                           uint8_t* __restrict__ infinity) {
+    const uint64_t i = global_thread();
+    if (i >= n) return;
+    uint32_t k[8];
+    const uint4* src = reinterpret_cast<const uint4*>(scalars + 8 * i);
+    const uint4 a = src[0], b = src[1];
+    k[0] = a.x, k[1] = a.y, k[2] = a.z, k[3] = a.w, k[4] = b.x, k[5] = b.y, k[6] = b.z, k[7] = b.w;
+    bool is_inf;
+    const affine_t<F> p = fb_point(table, k, c, windows, is_inf);
+    store_vec(out + i, p);
+    infinity[i] = is_inf ? 1 : 0;
+}
+
+extern "C" __global__ void fixed_base_g1(const affine_t<fq_t>* table, const uint32_t* scalars,
+                                         uint64_t n, uint32_t c, uint32_t windows,
+                                         affine_t<fq_t>* out, uint8_t* infinity) {
+    fixed_base<fq_t>(table, scalars, n, c, windows, out, infinity);
+}
+
+extern "C" __global__ void fixed_base_g2(const affine_t<fq2_t>* table, const uint32_t* scalars,
+                                         uint64_t n, uint32_t c, uint32_t windows,
+                                         affine_t<fq2_t>* out, uint8_t* infinity) {
+    fixed_base<fq2_t>(table, scalars, n, c, windows, out, infinity);
+}
+#endif

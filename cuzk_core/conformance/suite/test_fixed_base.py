@@ -1,0 +1,58 @@
+"""Fixed-base hooks beyond the checks' 257 scalars (on accelerators), and key generation through
+a backend: the same seed gives the reference's parameters byte for byte."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+
+from cuzk_core.backend import Backend
+from cuzk_core.conformance.checks import (
+    GROUPS,
+    REFERENCE,
+    R,
+    Subject,
+    TinyCircuit,
+    check_fixed_base,
+    random_scalars,
+    synthesizer,
+)
+from cuzk_core.groth16.setup import generate_parameters
+
+LARGE = {"g1": 1 << 12, "g2": 1 << 10}
+"""Scalars an accelerator multiplies against the reference (whose G2 takes ~1 ms a scalar)."""
+
+
+@pytest.mark.cuzk_cases("group", lambda backend: list(GROUPS) if backend.accelerated else [])
+def test_large(cuzk_subject: Subject, cuzk_rng: random.Random, group: str) -> None:
+    """Thousands of scalars, 0, 1 and r−1 scattered among them, on a random base."""
+    n = LARGE[group]
+    scalars = [cuzk_rng.choice([0, 1, R - 1, cuzk_rng.randrange(R)]) for _ in range(n // 8)]
+    scalars += random_scalars(cuzk_rng, n - len(scalars))
+    cuzk_rng.shuffle(scalars)
+    ops, generator, _ = GROUPS[group]
+    lifted = ops.add_affine(ops.infinity, generator)
+    base = ops.batch_to_affine([ops.mul(lifted, cuzk_rng.randrange(1, R))])[0]
+    note = check_fixed_base(cuzk_subject, group, base, scalars)
+    if note is not None:
+        pytest.skip(f"cuzk_fixed_base_{group}: {note}")
+
+
+@functools.cache
+def _reference_key(reference: Backend) -> tuple[TinyCircuit, bytes]:
+    """The circuit and the reference's parameters for it (no backend: the core's own path)."""
+    circuit = TinyCircuit(5, steps=6)
+    key = generate_parameters(synthesizer(reference, circuit)()[0], seed=11)
+    return circuit, key.to_bytes()
+
+
+@pytest.mark.cuzk_cases("case", lambda backend: [] if backend.name == REFERENCE else ["seed-11"])
+def test_setup_through_the_backend(cuzk_subject: Subject, case: str) -> None:
+    """generate_parameters with the backend (its fixed-base hooks, or the fallback) gives the
+    reference's bytes."""
+    circuit, want = _reference_key(cuzk_subject.reference)
+    backend = cuzk_subject.backend()
+    key = generate_parameters(synthesizer(backend, circuit)()[0], seed=11, backend=backend)
+    assert key.to_bytes() == want
