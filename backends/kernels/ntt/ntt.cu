@@ -33,14 +33,13 @@ extern "C" __global__ void ntt_fill_table(const fr_t* hi, const fr_t* lo, uint32
 // runs of 2^J elements), and does their K stages in shared memory. The first pass (s = 0,
 // J = 0, src given) gathers its input from src in bit-reversed order, scaled by the entry
 // factor; the last pass scales its output by the exit factor (mode NO_SCALE: no scaling).
-#ifndef NTT_MIN_BLOCKS
-#define NTT_MIN_BLOCKS 1
-#endif
-extern "C" __global__ void __launch_bounds__(256, NTT_MIN_BLOCKS) ntt_stages(const fr_t* src, fr_t* data, const fr_t* tw, uint32_t log_n,
-                                      uint32_t s, uint32_t K, uint32_t J, int entry_mode,
-                                      const fr_t* entry_hi, const fr_t* entry_lo,
-                                      uint32_t entry_bits, int exit_mode, const fr_t* exit_hi,
-                                      const fr_t* exit_lo, uint32_t exit_bits) {
+// Four blocks of 256 threads per multiprocessor (64 registers, a 16-byte spill): 4.36–4.40 ms
+// at 2^24 against 5.11–5.13 with ptxas's own choice under a one-block bound (bench/NOTES.md).
+extern "C" __global__ void __launch_bounds__(256, 4)
+    ntt_stages(const fr_t* src, fr_t* data, const fr_t* tw, uint32_t log_n, uint32_t s,
+               uint32_t K, uint32_t J, int entry_mode, const fr_t* entry_hi, const fr_t* entry_lo,
+               uint32_t entry_bits, int exit_mode, const fr_t* exit_hi, const fr_t* exit_lo,
+               uint32_t exit_bits) {
     extern __shared__ uint4 shared_raw[];
     fr_t* sh = reinterpret_cast<fr_t*>(shared_raw);
     const uint32_t size = 1u << (K + J);
