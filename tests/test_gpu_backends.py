@@ -111,3 +111,41 @@ def test_device_arrays_slice_view_and_copy_like_numpy():
 def test_every_gpu_plugin_is_the_shared_one():
     assert all(isinstance(p, GpuPlugin) for p in PLUGINS.values())
     assert cupy_plugin.gpu is not pycuda_plugin.gpu
+
+
+class _Occupancy:
+    """What Gpu.resident_threads reads of an adapter: registers per kernel, device limits."""
+
+    name = "occupancy"
+
+    def __init__(self, registers: int, threads_per_sm: int) -> None:
+        self._registers = registers
+        self._threads = threads_per_sm
+
+    def registers(self, function: object) -> int:
+        return self._registers
+
+    def describe(self) -> dict:
+        return {
+            "multiprocessors": 132,
+            "threads_per_multiprocessor": self._threads,
+            "registers_per_multiprocessor": 65536,
+        }
+
+
+@pytest.mark.parametrize(
+    ("registers", "block", "threads_per_sm", "blocks_per_sm"),
+    [
+        (160, 128, 2048, 3),  # the G1 bucket kernel: 3 warps a scheduler
+        (168, 128, 2048, 3),
+        (176, 128, 2048, 2),  # one register too many for the third warp
+        (64, 256, 2048, 4),  # the NTT kernel under its launch bound
+        (32, 128, 2048, 16),  # thread-limited
+        (32, 128, 1536, 12),  # sm_120's smaller thread limit
+    ],
+)
+def test_resident_threads_follow_registers_and_thread_limits(
+    registers, block, threads_per_sm, blocks_per_sm
+):
+    gpu = Gpu(_Occupancy(registers, threads_per_sm))
+    assert gpu.resident_threads(object(), block) == 132 * blocks_per_sm * block

@@ -10,12 +10,11 @@ are all checked here without a GPU.
 from __future__ import annotations
 
 import random
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from host_build import build_harness
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
 from cuzk_backend_gpu import fixed_base
@@ -26,8 +25,6 @@ from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
 from cuzk_core.timing import Timer
 
-REPO = Path(__file__).resolve().parents[2]
-KERNELS = REPO / "backends" / "kernels"
 HARNESS = Path(__file__).with_name("fixed_base_host.cpp")
 R = FR_MODULUS
 GROUPS = {
@@ -61,12 +58,7 @@ EDGES = [
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory):
     """The compiled host harness: ``run(group, table, c, scalars)`` → (infinity, coords) rows."""
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no C++ compiler to build the kernel for the host")
-    exe = tmp_path_factory.mktemp("fixed_base") / "fixed_base"
-    cmd = [compiler, "-std=c++17", "-O2", "-Wno-unknown-pragmas", f"-I{KERNELS}", str(HARNESS)]
-    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, text=True)
+    program = build_harness(HARNESS, tmp_path_factory.mktemp("fixed_base"), "-O2")
 
     def run(group: fixed_base.Group, table: np.ndarray, c: int, scalars: list[int]):
         words = ints_to_limbs(scalars).view(np.uint32)
@@ -77,10 +69,7 @@ def harness(tmp_path_factory):
             f"{len(scalars):x}",
             *(" ".join(f"{w:x}" for w in row) for row in words),
         ]
-        out = subprocess.run(
-            [str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True
-        ).stdout
-        rows = [[int(w, 16) for w in line.split()] for line in out.splitlines()]
+        rows = [[int(w, 16) for w in line.split()] for line in program(lines).splitlines()]
         infinity = np.array([row[0] for row in rows], dtype=bool)
         coords = np.array([row[1:] for row in rows], dtype=np.uint32).view(np.uint64)
         return infinity, coords.reshape(len(rows), *group.batch.POINT_SHAPE)

@@ -7,11 +7,10 @@ very instruction sequences the GPU runs are checked here without a GPU.
 from __future__ import annotations
 
 import random
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from host_build import build_harness
 
 from cuzk_core.curve.g1 import G1_GENERATOR, g1_add_affine, g1_double, g1_from_affine, g1_mul
 from cuzk_core.curve.g1 import g1_to_affine as g1_affine
@@ -20,8 +19,6 @@ from cuzk_core.curve.g2 import g2_to_affine as g2_affine
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.field.tower import fq2_inv, fq2_mul, fq2_neg, fq2_sqr, fq2_sub
 
-REPO = Path(__file__).resolve().parents[2]
-KERNELS = REPO / "backends" / "kernels"
 HARNESS = Path(__file__).with_name("kernel_arith_host.cpp")
 Q, R = FQ_MODULUS, FR_MODULUS
 
@@ -29,18 +26,10 @@ Q, R = FQ_MODULUS, FR_MODULUS
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory):
     """The compiled host harness, fed one operation per line."""
-    compiler = shutil.which("g++") or shutil.which("c++")
-    if compiler is None:
-        pytest.skip("no C++ compiler to build the kernel headers for the host")
-    exe = tmp_path_factory.mktemp("arith") / "arith"
-    cmd = [compiler, "-std=c++17", "-O1", "-Wno-unknown-pragmas", f"-I{KERNELS}", str(HARNESS)]
-    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, text=True)
+    program = build_harness(HARNESS, tmp_path_factory.mktemp("arith"))
 
     def run(lines: list[str]) -> list[list[int]]:
-        out = subprocess.run(
-            [str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True
-        ).stdout
-        return [[int(w, 16) for w in row.split()] for row in out.splitlines()]
+        return [[int(w, 16) for w in row.split()] for row in program(lines).splitlines()]
 
     return run
 

@@ -15,6 +15,7 @@
 #include "../ec/xyzz.cuh"
 #include "../ff/bls12_381.cuh"
 #include "../ff/fp2.cuh"
+#include "../ff/scalar_window.cuh"
 
 typedef fp2_t<fq_t> fq2_t;
 
@@ -51,20 +52,6 @@ CUZK_HD fp2_t<F> fb_inverse(const fp2_t<F>& a) {
     return {a.c0 * t, -(a.c1 * t)};
 }
 
-// The c-bit field (c ≤ 31) of a little-endian 8-word scalar starting at `bit` (zero past bit
-// 255). The words are picked by comparison, not by index, so k stays in registers.
-CUZK_HD uint32_t fb_window(const uint32_t k[8], uint32_t bit, uint32_t c) {
-    const uint32_t word = bit >> 5;
-    uint32_t lo = 0, hi = 0;
-#pragma unroll
-    for (uint32_t j = 0; j < 8; j++) {
-        lo = j == word ? k[j] : lo;
-        hi = j == word + 1 ? k[j] : hi;
-    }
-    const uint64_t both = ((uint64_t)hi << 32) | lo;
-    return (uint32_t)(both >> (bit & 31)) & ((1u << c) - 1);
-}
-
 // One table entry (16-byte loads on the device: the table is 16-byte aligned, an entry 96 or
 // 192 bytes).
 template <class F>
@@ -86,7 +73,7 @@ CUZK_HD xyzz_t<F> fb_multiply(const affine_t<F>* table, const uint32_t k[8], uin
     uint32_t carry = 0;
 #pragma unroll 1
     for (uint32_t w = 0; w < windows; w++) {
-        const uint32_t d = fb_window(k, w * c, c) + carry;
+        const uint32_t d = scalar_window(k, w * c, c) + carry;
         const bool neg = d > half;
         carry = neg ? 1u : 0u;
         const uint32_t mag = neg ? full - d : d;

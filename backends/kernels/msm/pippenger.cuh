@@ -17,21 +17,9 @@
 
 #include "../common_mem.cuh"
 #include "../ec/xyzz.cuh"
+#include "../ff/scalar_window.cuh"
 
 #define MSM_SIGN_BIT 0x80000000u
-
-// The c-bit field of a little-endian 8-word scalar starting at `bit` (zero past bit 255).
-__device__ __forceinline__ uint32_t scalar_window(const uint32_t k[8], uint32_t bit, uint32_t c) {
-    const uint32_t word = bit >> 5;
-    uint32_t lo = 0, hi = 0;
-#pragma unroll
-    for (uint32_t j = 0; j < 8; j++) {
-        lo = j == word ? k[j] : lo;
-        hi = j == word + 1 ? k[j] : hi;
-    }
-    const uint64_t both = ((uint64_t)hi << 32) | lo;
-    return (uint32_t)(both >> (bit & 31)) & ((1u << c) - 1);
-}
 
 // Call visit(window, magnitude, negative) for every nonzero digit of scalar i. Signed digits
 // lie in (−2^(c−1), 2^(c−1)]: a digit above 2^(c−1) becomes digit − 2^c with a carry onward.
