@@ -23,8 +23,10 @@ from .driver import NULL, DeviceArray, Gpu
 MODULE = "ntt/ntt.cu"
 SHARED_LOG = 10
 """log2 of the elements one block transforms in shared memory (32 KiB, under the 48 KiB default)."""
-RUN_LOG = 3
-"""log2 of the consecutive elements a later pass reads per run (coalescing)."""
+RUN_LOG = 2
+"""log2 of the consecutive elements a later pass reads per run (coalescing). Four (128 bytes, a
+cache line) leave eight stages to a later pass, so 2^26 takes three passes instead of four:
+18.5 against 22.8 ms on the H200, 2^24 4.37 against 4.47 (bench/NOTES.md)."""
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
 NO_SCALE, CONSTANT, GEOMETRIC = -1, 2, 3
@@ -80,12 +82,20 @@ def coset_exit(gpu: Gpu, shift_inv: int, log_n: int) -> tuple[DeviceArray, Devic
 
 
 def passes(log_n: int) -> list[tuple[int, int, int]]:
-    """(first stage, stages, run bits) of each butterfly pass."""
+    """(first stage, stages, run bits) of each butterfly pass.
+
+    A later pass takes up to SHARED_LOG − RUN_LOG stages; when fewer are left, its runs grow so
+    that a block still holds 2^SHARED_LOG elements (a last pass of two stages in runs of four
+    would leave a block of 16 elements and most of its threads idle).
+    """
     plan = []
     stage = 0
     while stage < log_n:
-        run = min(stage, RUN_LOG)
-        count = min(SHARED_LOG - run, log_n - stage)
+        if stage == 0:
+            count, run = min(SHARED_LOG, log_n), 0
+        else:
+            count = min(SHARED_LOG - RUN_LOG, log_n - stage)
+            run = min(stage, SHARED_LOG - count)
         plan.append((stage, count, run))
         stage += count
     return plan
