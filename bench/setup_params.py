@@ -4,9 +4,10 @@ porep-lite has 242·D + 2 constraints a challenge at depth D, and Groth16 adds a
 public input (the constant 1, the root, one leaf index a challenge), so 2^N rows take
 K = ⌊(2^N − 2) / (242·D + 3)⌋ challenges: 135 at depth 32 for 2^20 (1 045 847 rows, a domain
 of exactly 2^20). The script prints the ``cuzk`` command and runs it with ``CUZK_TIMING=2``, so
-every setup step's span (``setup_qap``, ``setup_h`` … ``setup_vk``, and a GPU backend's
-``fixed_base_table`` / ``fixed_base_kernel`` below them) shows where the time goes, then the
-wall time of the whole command (synthesis and writing params.bin included).
+every setup step's span (``setup_prepare`` for kernel builds, ``setup_qap``, ``setup_h`` …
+``setup_vk``, and a GPU backend's ``fixed_base_table`` / ``fixed_base_kernel`` below them) shows
+where the time goes, then the wall time of the whole command (synthesis and writing params.bin
+included).
 
     python bench/setup_params.py --log-size 20 --profile profiles/h200.toml --out params/porep-2e20
     python bench/setup_params.py --log-size 12 --depth 8 --profile cpu --out /tmp/p12

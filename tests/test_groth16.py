@@ -84,7 +84,7 @@ def test_setup_through_the_cpu_backend_is_the_reference_key(cube_key):
     result = prove(backend, synthesizer(backend, CubeCircuit(3)), lambda: key, seed=1)
     assert verify_proof(key.vk, result.proof, [35]) == (True, "")
     steps = [s.name for s in timer.spans if s.name.startswith("setup_")]
-    assert steps == [f"setup_{n}" for n in ("qap", "h", "l", "a", "b_g1", "b_g2", "vk")]
+    assert steps == [f"setup_{n}" for n in ("prepare", "qap", "h", "l", "a", "b_g1", "b_g2", "vk")]
 
 
 def test_same_seed_same_bytes_other_seed_other_bytes(cpu, cube_key):

@@ -79,6 +79,9 @@ def generate_parameters(
             return reference_fixed_base_g2(G2_GENERATOR, limbs)
         return backend.fixed_base_g2(G2_GENERATOR, limbs)
 
+    if backend is not None:
+        with timer.span("setup_prepare", backend=backend_name):  # kernel builds, not key work
+            backend.prepare()
     tau, alpha, beta, gamma, delta = _toxic_waste(seed)
     num_inputs = matrices.num_inputs
     num_vars = num_inputs + matrices.num_aux
