@@ -52,10 +52,10 @@ def cuzk_backend_info() -> BackendInfo:
 
 @hookspec(firstresult=True)
 def cuzk_prepare(ctx: BackendContext) -> bool:
-    """Get ready to prove: compile kernels, create pools and streams. Optional.
+    """Get ready to prove: one-time work such as building kernels. Optional.
 
     The prover calls it before its first phase, inside its own ``prepare`` span, so one-time
-    costs (a GPU backend's kernel compile, minutes cold, milliseconds from its disk cache) stay
+    costs (a GPU backend's kernel builds, 10–20 s cold, milliseconds from its disk cache) stay
     out of the proving phases and show once. It must be cheap when already prepared. Stops at
     first non-None result.
 

@@ -25,7 +25,7 @@ REQUIRED_HOOKS = tuple(
         if name.startswith("cuzk_") and name not in hookspecs.OPTIONAL_HOOKS
     )
 )
-"""Every hook a backend must implement (the measurement and fixed-base hooks are optional)."""
+"""Every hook a backend must implement (the measurement hooks and ``OPTIONAL_HOOKS`` are not)."""
 
 
 @attrs.frozen

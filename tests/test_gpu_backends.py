@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
+from cuzk_backend_gpu import ntt
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
@@ -149,3 +150,14 @@ def test_resident_threads_follow_registers_and_thread_limits(
 ):
     gpu = Gpu(_Occupancy(registers, threads_per_sm))
     assert gpu.resident_threads(object(), block) == 132 * blocks_per_sm * block
+
+
+@pytest.mark.parametrize("log_n", range(1, 33))
+def test_ntt_plans_cover_every_stage_within_a_block(log_n):
+    stage = 0
+    for first, stages, run in ntt.passes(log_n):
+        assert first == stage and stages >= 1
+        assert run <= first and stages + run <= ntt.SHARED_LOG  # a block: 2^(stages+run) elements
+        assert first == 0 or stages + run == min(ntt.SHARED_LOG, first + stages)  # blocks full
+        stage += stages
+    assert stage == log_n

@@ -193,3 +193,17 @@ def test_proof_bytes_are_192_and_round_trip(cpu, cube_key):
     assert len(data) == 192
     assert Proof.from_bytes(data) == proof
     assert np.frombuffer(data[:1], np.uint8)[0] & 0x80  # compressed flag set
+
+
+def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, monkeypatch):
+    released, unpinned = [], []
+    monkeypatch.setattr(cpu, "release", lambda handle: released.append(handle))
+    monkeypatch.setattr(cpu, "unpin", lambda handle: unpinned.append(handle))
+
+    def msm_fails(*args, **kwargs):
+        raise RuntimeError("device lost (test)")
+
+    monkeypatch.setattr(cpu, "msm_g1", msm_fails)
+    with pytest.raises(RuntimeError, match="device lost"):
+        prove(cpu, synthesizer(cpu, CubeCircuit(3)), lambda: cube_key, seed=1)
+    assert len(released) == 5 and len(unpinned) == 1  # h, l, a, b_g1, b_g2 and the pinning

@@ -151,6 +151,10 @@ class CupyAdapter:
                 self._side = _cupy().cuda.Stream(non_blocking=True)
             return self._side
 
+    def wait_event(self, stream: Any, event: Event) -> None:
+        """cudaStreamWaitEvent."""
+        stream.wait_event(event)
+
     def synchronize(self) -> None:
         """Wait for the current stream."""
         _cupy().cuda.get_current_stream().synchronize()

@@ -102,6 +102,9 @@ class Adapter(Protocol):
         """A second stream, not ordered with :meth:`stream` (uploads overlapped with compute);
         created once, in the device scope."""
 
+    def wait_event(self, stream: Any, event: Event) -> None:
+        """Make ``stream``'s later work wait until the device passes ``event``."""
+
     def synchronize(self) -> None:
         """Wait for the stream's queued work."""
 

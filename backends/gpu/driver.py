@@ -23,7 +23,8 @@ NULL = np.uint64(0)
 """A null device pointer as a kernel argument."""
 GIB = float(1 << 30)
 MODULES = ("ff/fr_kernels.cu", "r1cs/spmv.cu", "ntt/ntt.cu", "msm/msm.cu", "util/scan.cu")
-"""Every kernel file the backends use, compiled together on first use."""
+"""The kernel files a proof uses, built together by ``warm_up`` (the prepare hook); key
+generation's ec/fixed_base.cu is built when first needed."""
 
 
 class GpuError(CuzkError):
@@ -207,7 +208,7 @@ class Gpu:
             per_warp = -(-max(1, self.adapter.registers(function)) * 32 // 256) * 256
             warps = 4 * (info["registers_per_multiprocessor"] // 4 // per_warp)
             warps = min(warps, info["threads_per_multiprocessor"] // 32)
-            blocks = max(1, warps // max(1, block // 32))
+            blocks = max(1, warps // -(-block // 32))
             found = self._resident[key] = info["multiprocessors"] * blocks * block
         return found
 

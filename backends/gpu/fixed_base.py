@@ -100,12 +100,14 @@ def table_points(group: Group, base: G1Affine | G2Affine, c: int = WINDOW_BITS) 
 def table_words(group: Group, base: G1Affine | G2Affine, c: int = WINDOW_BITS) -> np.ndarray:
     """The table as the kernel reads it: ``(entries, point_words)`` uint32, Montgomery form.
 
-    Kept for the last few bases (a key's four G1 batches share one generator): do not modify.
+    Kept for the last few bases (a key's four G1 batches share one generator), so read-only.
     """
     canonical = group.batch.from_points(table_points(group, base, c)).coords
     values = limbs_to_ints(canonical.reshape(-1, FQ_LIMBS))
     montgomery = ints_to_limbs([(v << _MONTGOMERY_SHIFT) % FQ_MODULUS for v in values], FQ_LIMBS)
-    return montgomery.view(np.uint32).reshape(len(canonical), group.point_words)
+    words = montgomery.view(np.uint32).reshape(len(canonical), group.point_words)
+    words.flags.writeable = False
+    return words
 
 
 def check_scalars(scalars: np.ndarray) -> np.ndarray:

@@ -153,9 +153,9 @@ class StagingPool:
 class DeviceBases:
     """Affine bases on the device in Montgomery form, with their infinity mask (or None).
 
-    ``ready`` is None once the upload is known complete, else the event recorded after it on
-    the side stream (or a future of that event, while a background thread still stages it);
-    ``source`` keeps the host words alive until then.
+    ``ready`` is None once the upload is known complete, else a ``weakref.finalize`` that waits
+    for it (see :meth:`Memory.upload_points`): called by :meth:`Memory.wait_ready`, or when the
+    handle is dropped unwaited, before the memory it holds can be reused.
     """
 
     group: str
@@ -164,7 +164,14 @@ class DeviceBases:
     skip: DeviceArray | None
     resident: bool
     ready: Any = None
-    source: Any = None
+
+
+def _settle(ready: Any, *keep_alive: Any) -> None:
+    """Wait for an overlapped upload: ``ready`` is its event, or a future of it while a
+    background thread stages it. ``keep_alive`` (the device buffer, the host words) is held
+    until then so that neither returns to a pool while the copy still uses it."""
+    event = ready.result() if isinstance(ready, Future) else ready
+    event.synchronize()
 
 
 @attrs.define(eq=False)
@@ -270,12 +277,18 @@ class Memory:
             self._to_montgomery(on_device, None)
             return DeviceBases(group, count, on_device, skip, resident)
         on_device = self.gpu.empty(words.shape, words.dtype)
+        # The block may have been freed by work still queued on the main stream: the side
+        # stream starts after that work.
+        allocated = self.gpu.adapter.event(timing=False)
+        allocated.record(self.gpu.adapter.stream())
         pool_bytes = profile.memory.pool_mib * _MIB
+        page_locked = PINNED.covers(words)
 
         def copy() -> Any:
             with self.gpu.scope():  # also on the background thread
                 side = self.gpu.adapter.side_stream()
-                if PINNED.covers(words):
+                self.gpu.adapter.wait_event(side, allocated)
+                if page_locked:
                     self.gpu.adapter.copy_htod_async(on_device.ptr, words, side)
                 else:
                     self.side_staging.upload(words, on_device, pool_bytes, side)
@@ -285,8 +298,11 @@ class Memory:
                 return event
 
         # Page-locked words need no staging: one asynchronous copy, queued from this thread.
-        ready = copy() if PINNED.covers(words) else self._background(copy)
-        return DeviceBases(group, count, on_device, skip, resident, ready, words)
+        pending = copy() if page_locked else self._background(copy)
+        bases = DeviceBases(group, count, on_device, skip, resident)
+        bases.ready = weakref.finalize(bases, _settle, pending, on_device, words)
+        bases.ready.atexit = False  # at exit the device may already be gone
+        return bases
 
     def _to_montgomery(self, words: DeviceArray, stream: Any) -> None:
         fq_elements = words.size // 12
@@ -301,13 +317,12 @@ class Memory:
 
     @staticmethod
     def wait_ready(bases: DeviceBases) -> None:
-        """Block until ``bases``' overlapped upload is complete (at once if it is)."""
+        """Block until ``bases``' overlapped upload is complete (at once if it is); a failure
+        of the background staging is raised here."""
         ready = bases.ready
-        if ready is None:
-            return
-        event = ready.result() if isinstance(ready, Future) else ready
-        event.synchronize()
-        bases.ready = bases.source = None
+        if ready is not None:
+            ready()
+            bases.ready = None
 
     def upload(self, profile: Profile, points: G1Affines | G2Affines) -> DeviceBases | HostBases:
         """Place bases per ``key_storage``: resident, per proof, or left on the host."""

@@ -1,12 +1,13 @@
 """Pippenger MSM on the GPU for G1 and G2: the host side of msm/pippenger.cuh.
 
 Scalars go up as canonical words; their digits are counting-sorted by (window, bucket); bucket
-sums come from a segmented sum (msm_sum_*), window sums from chunked running sums grouped by bit
-(see the kernel file's header); the prefix sums between steps are util/scan.cu's. The last few
-hundred doublings that combine the windows run here in Python ints: that is faster than one GPU
-thread doing them in sequence. With
-``split_01`` the scalars equal to 1 skip Pippenger and are summed by the same segmented sum
-(the batch addition of supraseal-c2's split MSM); zeros contribute no digits at all.
+sums come from a balanced first pass (equal runs of sorted entries per thread, msm_sum_affine_*)
+and segmented passes over its partials (msm_sum_xyzz_*), window sums from chunked running sums
+grouped by bit (see the kernel file's header); the prefix sums between steps are util/scan.cu's.
+The last few hundred doublings that combine the windows run here in Python ints: that is faster
+than one GPU thread doing them in sequence. With ``split_01`` the scalars equal to 1 skip
+Pippenger and are summed by the same bucket-sum passes as one group (the batch addition of
+supraseal-c2's split MSM); zeros contribute no digits at all.
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ def _segmented_sum(
     (short chains: these passes are latency bound) repeat until one partial per group is left."""
     if max_count == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
-    while max_count > 1:
+    while max_count > 1 or index is not None:  # a pass applies the index; gather cannot
         seg_offsets = gpu.empty((groups + 1,), np.uint32)
         gpu.clear(seg_offsets[:1])
         counts = _kernel(gpu, "msm_segment_counts")
@@ -301,6 +302,7 @@ def pippenger(
         scan.maximum_into(gpu, counts, summary[1:])
         total, max_count = (int(v) for v in summary.get())
         if total == 0:
+            wait()  # nothing reads the bases, but their upload must end before they are freed
             return None
         cursor = gpu.copy(offsets[:-1])
         entries = gpu.empty((total,), np.uint32)

@@ -29,7 +29,7 @@ cache line) leave eight stages to a later pass, so 2^26 takes three passes inste
 18.5 against 22.8 ms on the H200, 2^24 4.37 against 4.47 (bench/NOTES.md)."""
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
-NO_SCALE, CONSTANT, GEOMETRIC = -1, 2, 3
+NO_SCALE, CONSTANT, GEOMETRIC = 0, 1, 2
 
 
 def _geometric_halves(

@@ -249,6 +249,10 @@ class PycudaAdapter:
                 self._side = _driver().Stream(flags=_STREAM_NON_BLOCKING)
             return self._side
 
+    def wait_event(self, stream: Any, event: Event) -> None:
+        """cuStreamWaitEvent."""
+        stream.wait_for_event(event)
+
     def synchronize(self) -> None:
         """cuCtxSynchronize."""
         _driver().Context.synchronize()

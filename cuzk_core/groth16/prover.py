@@ -149,50 +149,59 @@ def prove(
         bases["b_g2"] = b_g2_backend.upload(pk.b_g2, "b_g2")
     progress.step("pin")
 
-    with phase("ntt_h"):
-        h = convention.compute(backend, a, b, c, domain)
-    progress.step("ntt_h")
+    try:
+        with phase("ntt_h"):
+            h = convention.compute(backend, a, b, c, domain)
+        progress.step("ntt_h")
 
-    if pk.dense_ab:
-        a_scalars = b_scalars = witness
-    else:
-        a_scalars = witness[query_density(matrices.a, num_vars)]
-        b_scalars = witness[query_density(matrices.b, num_vars)]
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # B·G2 may run on CPU threads beside the device's G1 work; its span shows the overlap.
-        def msm_b_g2():
-            with phase("msm_b_g2", b_g2_backend):
-                return b_g2_backend.msm_g2(bases["b_g2"], b_scalars, "b_g2")
-
-        b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
-        results = {}
-        for name, scalars in (
-            ("h", h),
-            ("l", witness[num_inputs:]),
-            ("a", a_scalars),
-            ("b_g1", b_scalars),
-        ):
-            with phase(f"msm_{name}"):
-                results[name] = backend.msm_g1(bases[name], scalars, name).to_points()[0]
-            progress.step(f"msm_{name}")
-        if b_g2_future is None:
-            with phase("msm_b_g2"):
-                b_g2_sum = backend.msm_g2(bases["b_g2"], b_scalars, "b_g2").to_points()[0]
+        if pk.dense_ab:
+            a_scalars = b_scalars = witness
         else:
-            b_g2_sum = b_g2_future.result().to_points()[0]
-        progress.step("msm_b_g2")
+            a_scalars = witness[query_density(matrices.a, num_vars)]
+            b_scalars = witness[query_density(matrices.b, num_vars)]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            # B·G2 may run on CPU threads beside the device's G1 work; its span shows the overlap.
+            def msm_b_g2():
+                with phase("msm_b_g2", b_g2_backend):
+                    return b_g2_backend.msm_g2(bases["b_g2"], b_scalars, "b_g2")
 
-    with phase("assemble"):
-        proof = _assemble(pk, results, b_g2_sum, *proof_randomness(seed))
-    progress.step("assemble")
+            b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
+            results = {}
+            for name, scalars in (
+                ("h", h),
+                ("l", witness[num_inputs:]),
+                ("a", a_scalars),
+                ("b_g1", b_scalars),
+            ):
+                with phase(f"msm_{name}"):
+                    results[name] = backend.msm_g1(bases[name], scalars, name).to_points()[0]
+                progress.step(f"msm_{name}")
+            if b_g2_future is None:
+                with phase("msm_b_g2"):
+                    b_g2_sum = backend.msm_g2(bases["b_g2"], b_scalars, "b_g2").to_points()[0]
+            else:
+                b_g2_sum = b_g2_future.result().to_points()[0]
+            progress.step("msm_b_g2")
+
+        with phase("assemble"):
+            proof = _assemble(pk, results, b_g2_sum, *proof_randomness(seed))
+        progress.step("assemble")
+    except BaseException:
+        with contextlib.suppress(Exception):  # the phase's own error is the one to report
+            _release(backend, b_g2_backend, bases, pinned)
+        raise
 
     with phase("unpin"):
-        b_g2_backend.release(bases.pop("b_g2"))
-        for handle in bases.values():
-            backend.release(handle)
-        backend.unpin(pinned)
+        _release(backend, b_g2_backend, bases, pinned)
     progress.step("unpin")
     return ProofResult(proof, limbs_to_ints(witness[1:num_inputs]))
+
+
+def _release(backend: Backend, b_g2_backend: Backend, bases: dict, pinned: object) -> None:
+    """Free the proof's uploads (each by the backend that made it) and undo its pinning."""
+    for name, handle in bases.items():
+        (b_g2_backend if name == "b_g2" else backend).release(handle)
+    backend.unpin(pinned)
 
 
 @contextlib.contextmanager

@@ -98,7 +98,8 @@ struct mont_t {
     CUZK_HD mont_t dbl() const { return *this + *this; }
 
     // acc[0..N) += Σ_k x[2k + parity]·y·2^(64k): one carry chain of low/high halves, carry out
-    // left in the flag (parity 1 drops it: the caller's bound says there is none).
+    // left in the flag. Parity 1 drops it: in a row the odd half is a_odd·b_i + p_odd·m (it starts
+    // at zero), below a + p ≤ 2^(32N) for reduced a, so it never carries out.
     CUZK_HD static void mul_add_pairs(uint32_t* acc, const uint32_t* x, int parity, uint32_t y) {
         acc[0] = mad_lo_cc(x[parity], y, acc[0]);
 #pragma unroll
@@ -114,8 +115,8 @@ struct mont_t {
     // of b) with each row's products split by the parity of the limb of a (or p). Even limbs'
     // 64-bit products land on word pairs (0,1), (2,3), … of one accumulator, odd limbs' on
     // (1,2), (3,4), … of another, so each half is a single carry chain of mad.lo/madc.hi pairs,
-    // which ptxas fuses into one IMAD.WIDE.U32.X per product: ~40% of the instructions of
-    // chaining the low halves and then the high halves (measured in bench/NOTES.md).
+    // which ptxas fuses into one IMAD.WIDE.U32.X per product: about half the instructions of
+    // chaining the low halves and then the high halves (SASS: 1272 → 624 for Fq; bench/NOTES.md).
     CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         // even: words 0..N of the row's sum (word N takes the carries); odd: words 1..N.

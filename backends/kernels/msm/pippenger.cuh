@@ -41,13 +41,13 @@ __device__ __forceinline__ void for_each_digit(const uint32_t* scalars, uint64_t
     }
 }
 
-// The group g that segment s belongs to: the last g with seg_offsets[g] <= s.
-__device__ __forceinline__ uint32_t segment_group(const uint32_t* seg_offsets, uint32_t groups,
+// The group g that item s (a segment, or an entry) belongs to: the last g, offsets[g] <= s.
+__device__ __forceinline__ uint32_t segment_group(const uint32_t* offsets, uint32_t groups,
                                                   uint32_t s) {
     uint32_t lo = 0, hi = groups;
     while (hi - lo > 1) {
         const uint32_t mid = (lo + hi) >> 1;
-        if (seg_offsets[mid] <= s) {
+        if (offsets[mid] <= s) {
             lo = mid;
         } else {
             hi = mid;

@@ -1,5 +1,5 @@
-// Radix-2 NTT over Fr, natural order in and out: decimation-in-time butterflies in groups of up
-// 10 stages per pass through shared memory (the host's SHARED_LOG). The first pass gathers in
+// NTT over Fr, natural order in and out: decimation-in-time butterflies, two stages per round
+// (radix 4) in registers, up to 10 stages per pass through shared memory (the host's plan). The first pass gathers in
 // bit-reversed order (applying a coset's powers), the last scales (by 1/n, and the inverse
 // shift's powers, for inverse transforms), so a transform of 2^24 elements is three passes over
 // memory.
@@ -13,7 +13,7 @@
 
 // How a pass scales element i (Montgomery product with a factor f·R): not at all, by a constant,
 // or by a geometric sequence hi[i >> lo_bits]·lo[i & mask] built from two small tables.
-enum ScaleMode : int { NO_SCALE = -1, CONSTANT = 2, GEOMETRIC = 3 };
+enum ScaleMode : int { NO_SCALE = 0, CONSTANT = 1, GEOMETRIC = 2 };
 
 __device__ __forceinline__ fr_t scale_factor(int mode, uint64_t i, const fr_t* hi,
                                              const fr_t* lo, uint32_t lo_bits) {
