@@ -120,7 +120,7 @@ class Gpu:
     def _describe(self) -> tuple[bool, str]:
         """The line for a usable device; unavailable if it cannot even be described."""
         try:
-            info = self.adapter.describe()
+            info = self._info()
         except Exception as exc:  # must not take the plugin down: report it instead
             library = self.adapter.library
             return False, f"{library} cannot describe device 0 ({type(exc).__name__}: {exc})"
@@ -213,6 +213,7 @@ class Gpu:
         return found
 
     def _info(self) -> dict[str, Any]:
+        """The adapter's description of device 0, asked once."""
         if self._device_info is None:
             self._device_info = self.adapter.describe()
         return self._device_info

@@ -396,12 +396,11 @@ def msm(
             wait()
             with timer.span("batch_add", n=one_indices.shape[0]):
                 total = group.add(total, batch_sum(gpu, group, coords, one_indices))
-            with timer.span("tail_msm", window_bits=c):
-                window_points = pippenger(gpu, group, coords, piece, skip, c, signed, timer)
+            span = timer.span("tail_msm", window_bits=c)
         else:
-            with timer.span("pippenger", window_bits=c, n=stop - start):
-                args = (gpu, group, coords, piece, skip, c, signed, timer, wait)
-                window_points = pippenger(*args)
+            span = timer.span("pippenger", window_bits=c, n=stop - start)
+        with span:
+            window_points = pippenger(gpu, group, coords, piece, skip, c, signed, timer, wait)
         if window_points is not None:
             with timer.span("msm_combine"):
                 total = group.add(total, _combine_windows(group, window_points, c))
