@@ -297,6 +297,12 @@ def test_proof_json_round_trip_and_checks(tmp_path: Path, rng: random.Random):
     binary = tmp_path / "proof.bin"
     binary.write_bytes(proof.to_bytes())
     assert not is_json_file(binary)
+    for first in (b"{", b"[", b" {"):  # a binary file may begin with either byte
+        binary.write_bytes(first + proof.to_bytes())
+        assert not is_json_file(binary), first
+    spaced = tmp_path / "proof"
+    spaced.write_text("\n  " + json.dumps(proof_to_json(proof), ensure_ascii=False))
+    assert is_json_file(spaced)
 
 
 # ------------------------------------------------------------------ snarkjs's H

@@ -77,17 +77,35 @@ def write_vk_json(path: str | Path, vk: VerifyingKey) -> None:
     write_json_atomic(path, vk_to_json(vk))
 
 
+_SNIFF_BYTES = 64
+_TEXT_CONTROLS = frozenset(b"\t\n\r")
+
+
 def is_json_file(path: str | Path) -> bool:
-    """Whether ``path`` holds JSON (by its .json extension, or a leading ``{`` or ``[``)."""
+    """Whether ``path`` holds JSON: by its .json extension, else by a start that is text and
+    opens with ``{`` or ``[`` (a binary key or proof begins with either byte one time in ~100,
+    so the byte alone is not enough)."""
     path = Path(path)
     if path.suffix.lower() == ".json":
         return True
     try:
         with path.open("rb") as f:
-            head = f.read(64).lstrip()
+            head = f.read(_SNIFF_BYTES)
     except OSError:
         return False
-    return head[:1] in (b"{", b"[")
+    return head.lstrip()[:1] in (b"{", b"[") and _is_text(head)
+
+
+def _is_text(head: bytes) -> bool:
+    """UTF-8 without control characters other than tab and line ends (a multi-byte character
+    may be cut at the end of ``head``)."""
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason != "unexpected end of data":
+            return False
+        text = head[: exc.start].decode("utf-8")
+    return all(ord(ch) >= 32 or ord(ch) in _TEXT_CONTROLS for ch in text)
 
 
 def load_json(path: str | Path) -> Any:
