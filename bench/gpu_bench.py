@@ -54,8 +54,8 @@ from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16 import files, params_dir
 from cuzk_core.groth16.prover import prove
-from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
@@ -112,7 +112,7 @@ def _upload(gp: GpuPlugin, points: G1Affines | G2Affines) -> Any:
 
 def gpu_plugin(name: str) -> GpuPlugin:
     """The registered plugin of GPU backend ``name``, checked to run here."""
-    plugin = load_plugins().pm.get_plugin(name)
+    plugin = load_plugins().plugin(name)
     if not isinstance(plugin, GpuPlugin):
         raise SystemExit(f"{name!r} is not a GPU backend of the shared driver")
     plugin.gpu.require()
@@ -286,16 +286,6 @@ def bench_ntt(gp: GpuPlugin, logs: list[int], runs: int, results: list) -> None:
             _record(results, name, 1 << log, times)
 
 
-def synthesizer(backend, circuit):
-    """The prover's ``synthesize`` callback for ``circuit`` on ``backend``."""
-
-    def run():
-        synthesized = backend.synthesize(circuit)
-        return with_input_rows(synthesized.matrices), synthesized.witness
-
-    return run
-
-
 def prove_inputs(spec: str) -> tuple[PorepLite, Any]:
     """The circuit and proving key of ``"K,D"`` (set up now) or of a params folder."""
     folder = Path(spec)
@@ -306,7 +296,7 @@ def prove_inputs(spec: str) -> tuple[PorepLite, Any]:
     challenges, depth = (int(x) for x in spec.split(","))
     circuit = PorepLite(challenges, depth)
     cs_backend = load_plugins().backend(load_profile("cpu"), Timer(0))
-    return circuit, generate_parameters(synthesizer(cs_backend, circuit)()[0], seed=1)
+    return circuit, generate_parameters(NativeCircuit(circuit).assign(cs_backend).matrices, seed=1)
 
 
 def bench_prove(spec: str, backends: list[str], runs: int, results: list) -> None:
@@ -322,7 +312,7 @@ def bench_prove(spec: str, backends: list[str], runs: int, results: list) -> Non
             timer = Timer(level=0)
             backend = load_plugins().backend(profile, timer)
             start = time.perf_counter()
-            result = prove(backend, synthesizer(backend, circuit), lambda: key, seed=1)
+            result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=1)
             elapsed = (time.perf_counter() - start) * 1000
             proofs[name] = result.proof.to_bytes()
             if gpu and run == 0:

@@ -30,13 +30,13 @@ from gpu_bench import (
     msm_case,
     ntt_cases,
     prove_inputs,
-    synthesizer,
 )
 
 from cuzk_backend_gpu.driver import EventClock
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_core.curve.g1 import g1_eq
 from cuzk_core.groth16.prover import prove
+from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.timing import Timer
@@ -127,7 +127,7 @@ def compare_prove(plugins: list[GpuPlugin], spec: str, runs: int, out: list) -> 
             timer = Timer(level=0)
             backend = load_plugins().backend(load_profile("h200", {"backend": name}), timer)
             start = time.perf_counter()
-            result = prove(backend, synthesizer(backend, circuit), lambda: key, seed=1)
+            result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=1)
             elapsed = (time.perf_counter() - start) * 1000
             proofs[name] = result.proof.to_bytes()
             for phase, ms in timer.phase_totals().items():

@@ -1,17 +1,16 @@
-"""The prover's view of a backend: a typed façade over the hooks, so nothing else touches pluggy."""
+"""The prover's view of a backend: a typed façade over one backend's hooks, so nothing else
+touches pluggy. Each façade wraps that backend's own manager (see :mod:`cuzk_core.plugins`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import numpy as np
 
-from cuzk_core.curve.g1 import g1_fixed_base_batch
-from cuzk_core.curve.g2 import g2_fixed_base_batch
 from cuzk_core.errors import BackendUnavailable
-from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
-from cuzk_core.timing import Timer
+from cuzk_core.fallbacks import BACKEND_SLOT
+from cuzk_core.hookspecs import BackendContext, Synthesized
+from cuzk_core.layout import G1Affines, G2Affines
 
 if TYPE_CHECKING:
     import pluggy
@@ -20,68 +19,22 @@ if TYPE_CHECKING:
     from cuzk_core.curve.g1 import G1Affine
     from cuzk_core.curve.g2 import G2Affine
     from cuzk_core.domain import EvaluationDomain
-    from cuzk_core.profile import Profile
     from cuzk_core.r1cs import R1CSMatrices
 
 
-@attrs.frozen
-class BackendInfo:
-    """What a backend says about itself; ``cuzk backends`` prints it."""
-
-    name: str
-    version: str
-    available: bool
-    reason: str = ""
-    source: str = ""
-    """Where it came from: the entry point and distribution (filled in by the plugin loader)."""
-    device: str = attrs.field(default="cpu", kw_only=True)
-    """Where the hooks compute: ``"cpu"`` for the host, else the accelerator (e.g. ``"cuda"``)."""
-
-    @property
-    def accelerated(self) -> bool:
-        """True when the hooks compute on an accelerator rather than the host CPU."""
-        return self.device != "cpu"
-
-
-@attrs.frozen
-class BackendContext:
-    """Passed to every hook: which backend is active, under which profile, timed by which timer."""
-
-    backend: str
-    profile: Profile
-    timer: Timer = attrs.field(factory=Timer)
-
-
-@attrs.frozen(eq=False)
-class Synthesized:
-    """A synthesized circuit: its constraint matrices and the witness ``z = [1, inputs…, aux…]``."""
-
-    matrices: R1CSMatrices
-    witness: np.ndarray
-
-
-def reference_fixed_base_g1(base: G1Affine, scalars: np.ndarray) -> G1Affines:
-    """``scalarᵢ·base`` in G1 by the core's plain-Python fixed-base method (the oracle)."""
-    return G1Affines.from_points(g1_fixed_base_batch(base, limbs_to_ints(scalars)))
-
-
-def reference_fixed_base_g2(base: G2Affine, scalars: np.ndarray) -> G2Affines:
-    """``scalarᵢ·base`` in G2 by the core's plain-Python fixed-base method (the oracle)."""
-    return G2Affines.from_points(g2_fixed_base_batch(base, limbs_to_ints(scalars)))
-
-
-def _must(result: Any, hook: str, backend: str) -> Any:
-    if result is None:
-        raise BackendUnavailable(f"backend {backend!r} does not implement {hook}")
-    return result
-
-
 class Backend:
-    """One method per hook, bound to the active backend; the prover calls only these."""
+    """One method per hook, bound to the active backend; the prover calls only these.
 
-    def __init__(self, pm: pluggy.PluginManager, ctx: BackendContext) -> None:
+    ``b_g2`` is the façade that runs the B·G2 MSM: this one, or the CPU backend the profile's
+    ``msm.b_g2_on`` names (sharing this one's profile and timer), run beside the G1 MSMs.
+    """
+
+    def __init__(
+        self, pm: pluggy.PluginManager, ctx: BackendContext, b_g2: Backend | None = None
+    ) -> None:
         self._hook = pm.hook
         self.ctx = ctx
+        self.b_g2 = self if b_g2 is None else b_g2
 
     @property
     def name(self) -> str:
@@ -89,8 +42,10 @@ class Backend:
         return self.ctx.backend
 
     def _call(self, hook: str, **kwargs: Any) -> Any:
-        caller = getattr(self._hook, hook)
-        return _must(caller(ctx=self.ctx, **kwargs), hook, self.ctx.backend)
+        result = getattr(self._hook, hook)(ctx=self.ctx, **kwargs)
+        if result is None:
+            raise BackendUnavailable(f"backend {self.ctx.backend!r} does not implement {hook}")
+        return result
 
     def alloc_host(self, shape: tuple[int, ...], dtype: str, purpose: str) -> np.ndarray:
         """A zeroed host buffer under the profile's pinning strategy."""
@@ -165,38 +120,30 @@ class Backend:
         )
 
     def prepare(self) -> bool:
-        """Let the backend do its one-time work (optional hook); whether it had any."""
-        return bool(self._hook.cuzk_prepare(ctx=self.ctx))
+        """Let the backend do its one-time work; whether it had any."""
+        return bool(self._call("cuzk_prepare"))
 
     def fixed_base_g1(self, base: G1Affine, scalars: np.ndarray) -> G1Affines:
-        """``scalarᵢ·base`` in G1; the core's reference when the backend leaves the hook out."""
-        found = self._hook.cuzk_fixed_base_g1(ctx=self.ctx, base=base, scalars=scalars)
-        return found if found is not None else reference_fixed_base_g1(base, scalars)
+        """``scalarᵢ·base`` in G1 (the core's reference when the backend leaves the hook out)."""
+        return self._call("cuzk_fixed_base_g1", base=base, scalars=scalars)
 
     def fixed_base_g2(self, base: G2Affine, scalars: np.ndarray) -> G2Affines:
-        """``scalarᵢ·base`` in G2; the core's reference when the backend leaves the hook out."""
-        found = self._hook.cuzk_fixed_base_g2(ctx=self.ctx, base=base, scalars=scalars)
-        return found if found is not None else reference_fixed_base_g2(base, scalars)
+        """``scalarᵢ·base`` in G2 (the core's reference when the backend leaves the hook out)."""
+        return self._call("cuzk_fixed_base_g2", base=base, scalars=scalars)
+
+    def implements(self, hook: str) -> bool:
+        """Whether the backend itself implements ``hook`` (not the core's fallback for it)."""
+        impls = getattr(self._hook, hook).get_hookimpls()
+        return any(impl.plugin_name == BACKEND_SLOT for impl in impls)
 
     def _profile_window(self, label: str) -> int | None:
         windows = self.ctx.profile.msm.window_bits
         return windows.for_msm(label) if hasattr(windows, label) else None
 
-    def device_clock(self) -> Clock | None:
-        """The backend's device clock for the bench (optional hook), or None to use the host's."""
-        return self._hook.cuzk_bench_clock(ctx=self.ctx)
+    def clock(self) -> Clock:
+        """The clock the bench times this backend with: its device clock, else the host's."""
+        return self._call("cuzk_bench_clock")
 
     def device_memory(self) -> int | None:
-        """Bytes of device memory in use (optional hook), or None for a host-only backend."""
+        """Bytes of device memory in use, or None for a host-only backend."""
         return self._hook.cuzk_device_memory(ctx=self.ctx)
-
-    def sibling(self, name: str) -> Backend:
-        """A façade for backend ``name`` sharing this one's profile and timer (e.g. B·G2 on CPU)."""
-        return Backend._from_hook(self._hook, attrs.evolve(self.ctx, backend=name))
-
-    @classmethod
-    def _from_hook(cls, hook: Any, ctx: BackendContext) -> Backend:
-        backend = cls.__new__(cls)
-        backend._hook = hook
-        backend.ctx = ctx
-        return backend

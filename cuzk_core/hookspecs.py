@@ -1,38 +1,78 @@
-"""Every hook a backend implements, grouped by phase (the hook contract; see docs/hooks.md).
+"""The hook contract: every hook a backend implements, the types crossing it, grouped by phase.
 
-Selection never depends on registration order: every hook except ``cuzk_backend_info`` is
-``firstresult`` and receives a :class:`~cuzk_core.backend.BackendContext` whose ``backend`` names
-the active backend; an implementation returns ``None`` unless ``ctx.backend`` is its own name.
-Arrays crossing a hook use the canonical layouts of :mod:`cuzk_core.layout`: scalars ``(n, 4)``
-uint64 little-endian limbs in canonical form, G1 affine ``(n, 2, 6)``, G2 affine ``(n, 2, 2, 6)``
-with an explicit infinity mask. A backend converts at its boundary. Bases passed to an MSM may
-instead be a handle the same backend returned from ``cuzk_upload``: that is how a proving key
-stays resident on a device across proofs.
+A proof talks to one backend. Each backend gets its own plugin manager holding these specs, the
+core's reference fallbacks for the optional hooks (registered ``trylast``) and that backend's
+plugin alone, so an implementation never checks whose turn it is and no plugin can answer for
+another (see :mod:`cuzk_core.plugins`). Arrays crossing a hook use the canonical layouts of
+:mod:`cuzk_core.layout`: scalars ``(n, 4)`` uint64 little-endian limbs in canonical form, G1
+affine ``(n, 2, 6)``, G2 affine ``(n, 2, 2, 6)`` with an explicit infinity mask. A backend
+converts at its boundary. Bases passed to an MSM may instead be a handle the same backend
+returned from ``cuzk_upload``: that is how a proving key stays resident on a device across proofs.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import pluggy
 
 from cuzk_core import PROJECT_NAME
+from cuzk_core.timing import Timer
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
+    from cuzk_core.bench.clock import Clock
     from cuzk_core.curve.g1 import G1Affine
     from cuzk_core.curve.g2 import G2Affine
     from cuzk_core.domain import EvaluationDomain
     from cuzk_core.layout import G1Affines, G2Affines
+    from cuzk_core.profile import Profile
     from cuzk_core.r1cs import R1CSMatrices
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
-OPTIONAL_HOOKS = frozenset({"cuzk_prepare", "cuzk_fixed_base_g1", "cuzk_fixed_base_g2"})
-"""Hooks a backend may leave out: with no answer the prover skips preparing, and key generation
-falls back to the core's plain-Python reference (it only needs them to be fast, not to exist)."""
+
+# -------------------------------------------------------------------------------------------------
+# the types crossing the hooks
+# -------------------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class BackendInfo:
+    """What a backend says about itself; ``cuzk backends`` prints it."""
+
+    name: str
+    version: str
+    available: bool
+    reason: str = ""
+    source: str = ""
+    """Where it came from: the entry point and distribution (filled in by the plugin loader)."""
+    device: str = attrs.field(default="cpu", kw_only=True)
+    """Where the hooks compute: ``"cpu"`` for the host, else the accelerator (e.g. ``"cuda"``)."""
+
+    @property
+    def accelerated(self) -> bool:
+        """True when the hooks compute on an accelerator rather than the host CPU."""
+        return self.device != "cpu"
+
+
+@attrs.frozen
+class BackendContext:
+    """Passed to every hook: the active backend's name, its profile, and the proof's timer."""
+
+    backend: str
+    profile: Profile
+    timer: Timer = attrs.field(factory=Timer)
+
+
+@attrs.frozen(eq=False)
+class Synthesized:
+    """A synthesized circuit: its constraint matrices and the witness ``z = [1, inputs…, aux…]``."""
+
+    matrices: R1CSMatrices
+    witness: np.ndarray
 
 
 # -------------------------------------------------------------------------------------------------
@@ -42,9 +82,9 @@ falls back to the core's plain-Python reference (it only needs them to be fast, 
 
 @hookspec
 def cuzk_backend_info() -> BackendInfo:
-    """Describe the backend this plugin provides.
+    """Describe the backend this plugin provides; the loader asks each plugin once.
 
-    Called on every plugin (not ``firstresult``); ``cuzk backends`` lists the answers.
+    ``cuzk backends`` lists the answers; a plugin without this hook is not a backend.
 
     :return: the backend's name, version and whether it can run here (and why not).
     """
@@ -60,7 +100,7 @@ def cuzk_prepare(ctx: BackendContext) -> bool:
     first non-None result.
 
     :param ctx: the active backend, profile and timer.
-    :return: True (None: the backend has nothing to prepare).
+    :return: True (the reference fallback answers False: nothing to prepare).
     """
 
 
@@ -298,7 +338,7 @@ def cuzk_msm_g2(
 def cuzk_fixed_base_g1(ctx: BackendContext, base: G1Affine, scalars: np.ndarray) -> G1Affines:
     """Many multiples of one G1 point: ``scalarᵢ·base`` for every scalar (the setup's batches).
 
-    Optional: a backend that returns ``None`` leaves the work to the core's reference,
+    Optional: a backend that leaves it out (or returns ``None``) gets the core's reference,
     :func:`cuzk_core.curve.g1.g1_fixed_base_batch`, which it must match bit for bit. Stops at
     first non-None result.
 
@@ -322,3 +362,53 @@ def cuzk_fixed_base_g2(ctx: BackendContext, base: G2Affine, scalars: np.ndarray)
     :param scalars: ``(n, 4)`` scalars, each below r.
     :return: ``n`` points in the canonical layout.
     """
+
+
+# -------------------------------------------------------------------------------------------------
+# measurement (optional): device clocks and memory for the bench and the memory log
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def cuzk_bench_clock(ctx: BackendContext) -> Clock:
+    """A clock that times the backend's work where it runs, e.g. with CUDA events. Optional.
+
+    ``clock.time(work)`` calls ``work()``, waits for the device to finish, and returns the
+    result and the elapsed milliseconds measured on the device. Without it the bench times with
+    the host clock (the reference fallback). Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :return: an object with ``name`` (e.g. ``"cuda-events"``) and ``time(work)``, see
+        :class:`cuzk_core.bench.clock.Clock`.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_device_memory(ctx: BackendContext) -> int:
+    """Bytes of device memory in use now; called from the memory sampler's thread. Optional.
+
+    A host-only backend leaves it out: the memory log then records host RSS only. Stops at
+    first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :return: bytes in use on the backend's device.
+    """
+
+
+OPTIONAL_HOOKS = frozenset(
+    {
+        "cuzk_prepare",
+        "cuzk_fixed_base_g1",
+        "cuzk_fixed_base_g2",
+        "cuzk_bench_clock",
+        "cuzk_device_memory",
+    }
+)
+"""Hooks a backend may leave out: :mod:`cuzk_core.fallbacks` answers for them (nothing to
+prepare, the plain-Python fixed-base reference, the host clock) or the caller does without."""
+
+HOOK_NAMES = tuple(sorted(name for name in tuple(globals()) if name.startswith("cuzk_")))
+"""Every hook of the contract."""
+
+REQUIRED_HOOKS = tuple(name for name in HOOK_NAMES if name not in OPTIONAL_HOOKS)
+"""Every hook a backend must implement."""

@@ -48,11 +48,8 @@ class KeyStorage(enum.Enum):
     MMAP = "mmap"
 
 
-class BG2Placement(enum.Enum):
-    """Where the B·G2 MSM runs: on the backend's device, or on CPU threads beside it."""
-
-    DEVICE = "device"
-    CPU = "cpu"
+B_G2_ON_DEVICE = "device"
+"""``msm.b_g2_on`` for B·G2 on the profile's own backend; any other value names a CPU backend."""
 
 
 @attrs.frozen
@@ -77,7 +74,7 @@ class MsmSettings:
     window_bits: WindowBits = WindowBits()
     signed_digits: bool = True
     split_01: bool = False
-    b_g2_on: BG2Placement = BG2Placement.DEVICE
+    b_g2_on: str = B_G2_ON_DEVICE
 
 
 @attrs.frozen
@@ -122,7 +119,7 @@ class Profile:
                 },
                 "signed_digits": self.msm.signed_digits,
                 "split_01": self.msm.split_01,
-                "b_g2_on": self.msm.b_g2_on.value,
+                "b_g2_on": self.msm.b_g2_on,
             },
             "memory": {
                 "pinning": self.memory.pinning.value,
@@ -179,7 +176,7 @@ _SCHEMA: dict[str, Any] = {
         "window_bits": {m: "window" for m in MSM_NAMES},
         "signed_digits": bool,
         "split_01": bool,
-        "b_g2_on": BG2Placement,
+        "b_g2_on": str,
     },
     "memory": {
         "pinning": Pinning,
@@ -334,7 +331,7 @@ def load_profile(
             window_bits=WindowBits(**windows),
             signed_digits=msm.get("signed_digits", True),
             split_01=msm.get("split_01", False),
-            b_g2_on=BG2Placement(msm.get("b_g2_on", BG2Placement.DEVICE.value)),
+            b_g2_on=msm.get("b_g2_on", B_G2_ON_DEVICE),
         ),
         memory=MemorySettings(
             pinning=Pinning(memory.get("pinning", Pinning.NONE.value)),

@@ -1,9 +1,12 @@
 """Phase spans: every step of a proof runs inside one, so any slowdown can be attributed.
 
-A :class:`Timer` records spans (name, start, end, parent, backend). With ``CUZK_TIMING=1`` each
-top-level phase is printed to stderr as ``CUZK_TIMING phase=<name> ms=<float> backend=<name>`` the
-moment it ends; ``CUZK_TIMING=2`` prints the finer spans inside phases too. Lines are flushed at
-once so an interrupted run still shows where it was.
+A :class:`Timer` records spans (name, start, end, parent, backend). Spans nest: a span named
+after a phase counts as that phase only when no enclosing span is a phase, so a phase's total
+counts each millisecond once and a backend's finer spans (the split MSM's :data:`SUB_PHASES`
+among them) sit below their phase. With ``CUZK_TIMING=1`` each phase is printed to stderr as
+``CUZK_TIMING phase=<name> ms=<float> backend=<name>`` the moment it ends, and the sub-phases as
+``CUZK_TIMING span=<name> … parent=<phase>``; ``CUZK_TIMING=2`` prints every finer span too.
+Lines are flushed at once so an interrupted run still shows where it was.
 """
 
 from __future__ import annotations
@@ -29,9 +32,6 @@ PHASES = (
     "pin",
     "ntt_h",
     "msm_h",
-    "prep_msm",
-    "batch_add",
-    "tail_msm",
     "msm_l",
     "msm_a",
     "msm_b_g1",
@@ -40,6 +40,11 @@ PHASES = (
     "unpin",
 )
 """The phase names of a proof, in pipeline order; backends add finer spans below these."""
+
+SUB_PHASES = ("prep_msm", "batch_add", "tail_msm")
+"""The split MSM's stages (scalar classification, the 0/1 batch addition, Pippenger on the rest):
+named spans a backend opens inside an ``msm_*`` phase, reported at ``CUZK_TIMING=1`` as its
+children."""
 
 
 @attrs.define
@@ -52,6 +57,8 @@ class Span:
     parent: str | None = None
     backend: str | None = None
     attrs: dict[str, Any] = attrs.field(factory=dict)
+    is_phase: bool = False
+    """A phase of the proof: named in :data:`PHASES` with no phase around it."""
 
     @property
     def ms(self) -> float:
@@ -67,6 +74,7 @@ class Span:
             "ms": round(self.ms, 3),
             "parent": self.parent,
             "backend": self.backend,
+            "phase": self.is_phase,
         }
         if self.attrs:
             record["attrs"] = self.attrs
@@ -108,7 +116,9 @@ class Timer:
             parent = stack[-1].name
         if backend is None and stack:
             backend = stack[-1].backend
+        inside_phase = any(s.is_phase for s in stack) or parent in PHASES
         record = Span(name, time.perf_counter() - self._origin, None, parent, backend, dict(extra))
+        record.is_phase = name in PHASES and not inside_phase
         with self._lock:
             self.spans.append(record)
         stack.append(record)
@@ -120,11 +130,11 @@ class Timer:
             self._report(record)
 
     def _report(self, record: Span) -> None:
-        is_phase = record.name in PHASES
-        if self.level >= 2 or (self.level >= 1 and is_phase):
-            kind = "phase" if is_phase else "span"
+        named = record.is_phase or record.name in SUB_PHASES
+        if self.level >= 2 or (self.level >= 1 and named):
+            kind = "phase" if record.is_phase else "span"
             line = f"CUZK_TIMING {kind}={record.name} ms={record.ms:.3f} backend={record.backend}"
-            if not is_phase and record.parent:
+            if not record.is_phase and record.parent:
                 line += f" parent={record.parent}"
             for key, value in record.attrs.items():
                 line += f" {key}={value}"
@@ -132,19 +142,38 @@ class Timer:
                 print(line, file=self.stream, flush=True)
 
     def phase_totals(self) -> dict[str, float]:
-        """Milliseconds per phase name, summed over repeats, in pipeline order."""
+        """Milliseconds per phase, summed over repeats, in pipeline order (nested spans named
+        like a phase are not counted again)."""
         totals: dict[str, float] = {}
         for record in self.spans:
-            if record.name in PHASES:
+            if record.is_phase:
                 totals[record.name] = totals.get(record.name, 0.0) + record.ms
         return {name: totals[name] for name in PHASES if name in totals}
 
+    def wall_ms(self) -> float:
+        """Milliseconds during which at least one phase ran: phases that overlap (B·G2 on CPU
+        threads beside the G1 MSMs) count once, so this is the proof's wall time."""
+        intervals = sorted((s.start, s.end) for s in self.spans if s.is_phase and s.end is not None)
+        total, reach = 0.0, float("-inf")
+        for start, end in intervals:
+            if end > reach:
+                total += end - max(start, reach)
+                reach = end
+        return total * 1000.0
+
     def to_json(self) -> dict[str, Any]:
         """Every span, for ``timings.json``."""
-        return {"spans": [s.to_json() for s in self.spans], "phases_ms": self.phase_totals()}
+        return {
+            "spans": [s.to_json() for s in self.spans],
+            "phases_ms": self.phase_totals(),
+            "wall_ms": round(self.wall_ms(), 3),
+        }
 
-    def write_trace(self, path: str | Path) -> None:
-        """Write every span as JSON lines (atomically; spans still open have ``end: null``)."""
+    def write_trace(self, path: str | Path, memory: dict[str, Any] | None = None) -> None:
+        """Write every span as JSON lines (atomically; spans still open have ``end: null``),
+        then the run's memory peaks, when sampled, as a last ``{"memory": …}`` line."""
         with atomic_output(path, "w") as f:
             for record in self.spans:
                 f.write(json.dumps(record.to_json()) + "\n")
+            if memory is not None:
+                f.write(json.dumps({"memory": memory}) + "\n")

@@ -46,7 +46,7 @@ def _hook_lines(out: str) -> dict[str, str]:
 
 
 def test_every_hook_has_checks_with_unique_ids():
-    assert {c.hook for c in CHECKS} == {*REQUIRED_HOOKS, *OPTIONAL_HOOKS, "proof"}
+    assert {c.hook for c in CHECKS} == {*REQUIRED_HOOKS, *OPTIONAL_HOOKS, "isolation", "proof"}
     assert len({c.id for c in CHECKS}) == len(CHECKS)
 
 

@@ -6,13 +6,14 @@ import inspect
 import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from test_groth16 import CubeCircuit, synthesizer
+from test_groth16 import CubeCircuit
 
-from cuzk_core import hookimpl
-from cuzk_core.bench import hookspecs as measurement_hookspecs
+from cuzk_backend_cpu import plugin as cpu_plugin
+from cuzk_core import hookimpl, hookspecs
 from cuzk_core.bench.arguments import parse_change, parse_percent, parse_size
 from cuzk_core.bench.compare import compare_results
 from cuzk_core.bench.definitions import MsmBench, NttBench, ProveBench, SynthBench
@@ -42,6 +43,8 @@ from cuzk_core.curve.g2 import g2_is_on_curve
 from cuzk_core.errors import ProfileError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+from cuzk_core.hookspecs import BackendInfo
 from cuzk_core.layout import G1Affines, limbs_to_ints
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
@@ -234,32 +237,47 @@ class FakeEventClock:
         return work(), 42.0
 
 
-class DevicePlugin:
-    """A plugin offering the optional measurement hooks for the cpu backend."""
+@hookimpl
+def _events_info():
+    return BackendInfo("cpu-events", "0.1", True, "cpu with a fake device clock")
 
-    @hookimpl
-    def cuzk_bench_clock(self, ctx):
-        return FakeEventClock() if ctx.backend == "cpu" else None
 
-    @hookimpl
-    def cuzk_device_memory(self, ctx):
-        return 7 * 2**20 if ctx.backend == "cpu" else None
+@hookimpl
+def _fake_clock(ctx):
+    return FakeEventClock()
+
+
+@hookimpl
+def _fake_memory(ctx):
+    return 7 * 2**20
+
+
+def device_backend() -> SimpleNamespace:
+    """The cpu reference under another name, offering the optional measurement hooks."""
+    hooks = {h: getattr(cpu_plugin, h) for h in hookspecs.REQUIRED_HOOKS}
+    hooks |= {
+        "cuzk_backend_info": _events_info,
+        "cuzk_bench_clock": _fake_clock,
+        "cuzk_device_memory": _fake_memory,
+    }
+    return SimpleNamespace(**hooks)
 
 
 def test_a_backend_clock_replaces_the_host_clock(tmp_path):
     plugins = load_plugins()
-    plugins.pm.register(DevicePlugin())
-    entries = run_variants(NttBench(256), _variants(tmp_path), plugins, runs=2, warmup=0)
+    plugins.add(device_backend())
+    events = load_profile("cpu", {"backend": "cpu-events"})
+    entries = run_variants(NttBench(256), [Variant("A", events)], plugins, runs=2, warmup=0)
     assert entries[0].clock.name == "fake-events"
     assert entries[0].stats()["ntt"].samples_ms == (42.0, 42.0)
-    backend = plugins.backend(load_profile("cpu"))
+    backend = plugins.backend(events)
     assert backend.device_memory() == 7 * 2**20
     assert load_plugins().backend(load_profile("cpu")).device_memory() is None
 
 
 @pytest.mark.parametrize("name", ["cuzk_bench_clock", "cuzk_device_memory"])
 def test_optional_hooks_are_documented(name):
-    spec = getattr(measurement_hookspecs, name)
+    spec = getattr(hookspecs, name)
     doc = inspect.getdoc(spec) or ""
     assert ":return:" in doc and all(
         f":param {param}:" in doc for param in inspect.signature(spec).parameters
@@ -354,9 +372,9 @@ def test_compare_refuses_other_machines_and_benchmarks_unless_forced(tmp_path):
 
 @pytest.fixture(scope="module")
 def cube_bench(cpu):
-    matrices, _ = synthesizer(cpu, CubeCircuit(3))()
+    matrices = NativeCircuit(CubeCircuit(3)).assign(cpu).matrices
     pk = generate_parameters(matrices, seed=5)
-    return ProveBench(lambda: CubeCircuit(3), synthesizer, lambda: pk, {"circuit": "cube"})
+    return ProveBench(lambda: CubeCircuit(3), LoadedKey(pk), {"circuit": "cube"})
 
 
 def _prove_document(tmp_path, bench, variants, kind="bench"):

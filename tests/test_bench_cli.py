@@ -156,8 +156,10 @@ def test_prove_writes_trace_and_memlog_and_trace_show_draws_it(tmp_path, capsys)
     args = ["-q", "prove", *CUBE, "--out", out, "--trace", trace, "--memlog", memlog]
     code, _, _ = run(capsys, *args, "--memlog-interval", "0.01")
     assert code == 0
-    names = [json.loads(line)["name"] for line in trace.read_text().splitlines()]
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    names = [record["name"] for record in records[:-1]]
     assert {"synthesis", "msm_h", "msm_b_g2", "unpin"} <= set(names)
+    assert records[-1]["memory"]["peak_rss_bytes"] > 0  # the peaks close the trace
     assert memlog.read_text().startswith("t_s,rss_bytes,device_bytes\n")
     assert json.loads((out / "timings.json").read_text())["memory"]["peak_rss_bytes"] > 0
 
@@ -167,6 +169,11 @@ def test_prove_writes_trace_and_memlog_and_trace_show_draws_it(tmp_path, capsys)
     assert text.splitlines()[2].startswith("synthesis ")
     assert text.splitlines()[3].startswith("  ") and "█" in text  # finer spans under synthesis
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "memory peaks: host RSS " in text
+
+    code, text, _ = run(capsys, "trace", "show", trace)
+    rows = [line.split()[0] for line in text.splitlines()[1:] if "|" in line]
+    assert rows == list(dict.fromkeys(rows)), rows  # each phase once (unpin was drawn twice)
 
 
 def test_trace_show_marks_overlaps_and_open_spans(tmp_path, capsys):

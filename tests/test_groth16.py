@@ -14,8 +14,8 @@ from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.keys import Proof
 from cuzk_core.groth16.prover import UnsatisfiedWitness, prove
-from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.layout import G1Affines, G2Affines
 from cuzk_core.plugins import load_plugins
@@ -50,22 +50,14 @@ class CubeCircuit:
         cs.enforce("output", lhs, cs.one, y)
 
 
-def synthesizer(backend, circuit):
-    def run():
-        synthesized = backend.synthesize(circuit)
-        return with_input_rows(synthesized.matrices), synthesized.witness
-
-    return run
-
-
 @pytest.fixture(scope="module")
 def cube_key(cpu):
-    matrices, _ = synthesizer(cpu, CubeCircuit(3))()
+    matrices = NativeCircuit(CubeCircuit(3)).assign(cpu).matrices
     return generate_parameters(matrices, seed=99)
 
 
 def test_proof_verifies_with_ours_and_py_ecc(cpu, cube_key):
-    result = prove(cpu, synthesizer(cpu, CubeCircuit(3)), lambda: cube_key, seed=1)
+    result = prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=1)
     assert result.public_inputs == [35]
     assert verify_proof(cube_key.vk, result.proof, [35]) == (True, "")
     vk_bytes, proof_bytes = cube_key.vk.to_bytes(), result.proof.to_bytes()
@@ -78,10 +70,10 @@ def test_proof_verifies_with_ours_and_py_ecc(cpu, cube_key):
 def test_setup_through_the_cpu_backend_is_the_reference_key(cube_key):
     timer = Timer(level=0)
     backend = load_plugins().backend(load_profile("cpu"), timer)
-    matrices, _ = synthesizer(backend, CubeCircuit(3))()
+    matrices = NativeCircuit(CubeCircuit(3)).assign(backend).matrices
     key = generate_parameters(matrices, seed=99, backend=backend)
     assert key.to_bytes() == cube_key.to_bytes()
-    result = prove(backend, synthesizer(backend, CubeCircuit(3)), lambda: key, seed=1)
+    result = prove(backend, NativeCircuit(CubeCircuit(3)), LoadedKey(key), seed=1)
     assert verify_proof(key.vk, result.proof, [35]) == (True, "")
     steps = [s.name for s in timer.spans if s.name.startswith("setup_")]
     assert steps == [f"setup_{n}" for n in ("prepare", "qap", "h", "l", "a", "b_g1", "b_g2", "vk")]
@@ -89,7 +81,7 @@ def test_setup_through_the_cpu_backend_is_the_reference_key(cube_key):
 
 def test_same_seed_same_bytes_other_seed_other_bytes(cpu, cube_key):
     def proof_bytes(seed):
-        result = prove(cpu, synthesizer(cpu, CubeCircuit(5)), lambda: cube_key, seed=seed)
+        result = prove(cpu, NativeCircuit(CubeCircuit(5)), LoadedKey(cube_key), seed=seed)
         return result.proof.to_bytes()
 
     assert proof_bytes(7) == proof_bytes(7)
@@ -98,7 +90,7 @@ def test_same_seed_same_bytes_other_seed_other_bytes(cpu, cube_key):
 
 def test_unsatisfied_witness_is_caught_before_msm(cpu, cube_key):
     with pytest.raises(UnsatisfiedWitness, match="constraint 2"):
-        prove(cpu, synthesizer(cpu, CubeCircuit(3, claimed=36)), lambda: cube_key)
+        prove(cpu, NativeCircuit(CubeCircuit(3, claimed=36)), LoadedKey(cube_key))
 
 
 def test_params_round_trip_and_bellperson_layout(tmp_path: Path, cube_key):
@@ -188,7 +180,7 @@ def test_bulk_decoding_names_the_bad_point_past_the_first_chunk(rng):
 
 
 def test_proof_bytes_are_192_and_round_trip(cpu, cube_key):
-    proof = prove(cpu, synthesizer(cpu, CubeCircuit(3)), lambda: cube_key, seed=3).proof
+    proof = prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=3).proof
     data = proof.to_bytes()
     assert len(data) == 192
     assert Proof.from_bytes(data) == proof
@@ -205,5 +197,5 @@ def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, mo
 
     monkeypatch.setattr(cpu, "msm_g1", msm_fails)
     with pytest.raises(RuntimeError, match="device lost"):
-        prove(cpu, synthesizer(cpu, CubeCircuit(3)), lambda: cube_key, seed=1)
+        prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=1)
     assert len(released) == 5 and len(unpinned) == 1  # h, l, a, b_g1, b_g2 and the pinning

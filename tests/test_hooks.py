@@ -36,10 +36,8 @@ def test_every_registered_backend_implements_every_required_hook():
     plugins = load_plugins()
     assert "cpu" in plugins.backends
     assert set(REQUIRED_HOOKS) == set(HOOK_NAMES) - hookspecs.OPTIONAL_HOOKS
-    for plugin_name, plugin in plugins.pm.list_name_plugin():
-        info = getattr(plugin, "cuzk_backend_info", None)
-        if info is None:
-            continue
+    for plugin_name in plugins.backends:
+        plugin = plugins.plugin(plugin_name)
         missing = [h for h in REQUIRED_HOOKS if not hasattr(plugin, h)]
         assert not missing, f"backend plugin {plugin_name} lacks {missing}"
 
@@ -49,10 +47,10 @@ def test_the_built_in_backends_implement_the_optional_hooks_they_need():
     fixed_base = {"cuzk_fixed_base_g1", "cuzk_fixed_base_g2"}
     assert fixed_base < hookspecs.OPTIONAL_HOOKS
     for name in ("cpu", "cupy", "pycuda"):
-        plugin = plugins.pm.get_plugin(name)
+        plugin = plugins.plugin(name)
         assert all(hasattr(plugin, hook) for hook in fixed_base), name
     for name in ("cupy", "pycuda"):  # the cpu backend has nothing to prepare
-        assert hasattr(plugins.pm.get_plugin(name), "cuzk_prepare"), name
+        assert hasattr(plugins.plugin(name), "cuzk_prepare"), name
 
 
 def test_backend_info_names_source_and_version():

@@ -7,15 +7,9 @@ from pathlib import Path
 import pytest
 
 from cuzk_core import hookspecs
-from cuzk_core.bench import hookspecs as measurement_hookspecs
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
-HOOKS = sorted(
-    name
-    for module in (hookspecs, measurement_hookspecs)
-    for name in vars(module)
-    if name.startswith("cuzk_")
-)
+HOOKS = sorted(hookspecs.HOOK_NAMES)
 
 
 def test_there_are_required_and_optional_hooks():

@@ -6,7 +6,6 @@ import pytest
 
 from cuzk_core.errors import ProfileError
 from cuzk_core.profile import (
-    BG2Placement,
     KeyStorage,
     Pinning,
     load_profile,
@@ -29,7 +28,7 @@ def test_extends_merges_tables_key_by_key():
     gpu = load_profile("h200")
     card = load_profile("rtx5070ti")
     assert card.backend == "cupy"  # inherited
-    assert card.msm.b_g2_on is BG2Placement.CPU  # overridden
+    assert card.msm.b_g2_on == "cpu"  # overridden
     assert card.msm.window_bits.b_g2 == gpu.msm.window_bits.b_g2  # inherited inside a sub-table
     assert card.msm.window_bits.a == 15
     assert card.memory.pinning is Pinning.REGISTER

@@ -22,7 +22,7 @@ import attrs
 
 from cuzk_backend_cpu import plugin as reference
 from cuzk_core import hookimpl
-from cuzk_core.backend import BackendInfo
+from cuzk_core.hookspecs import BackendInfo
 
 NAME = {name!r}
 
@@ -58,7 +58,7 @@ def cuzk_quotient_pointwise(ctx, a, b, c, scale):
 
 _PARTIAL = """
 from cuzk_core import hookimpl
-from cuzk_core.backend import BackendInfo
+from cuzk_core.hookspecs import BackendInfo
 
 
 @hookimpl
@@ -70,6 +70,38 @@ def cuzk_backend_info():
 def cuzk_ntt(ctx, values, domain):
     return None
 """
+
+_SABOTEUR = """
+import numpy as np
+
+from cuzk_core import hookimpl
+from cuzk_core.hookspecs import BackendInfo
+
+CALLS = []  # each hook call that reached this plugin: (hook, the backend it was asked for)
+
+
+@hookimpl
+def cuzk_backend_info():
+    return BackendInfo("saboteur", "0.1", True, "answers every hook, wrongly, with no guard")
+"""
+
+
+def saboteur() -> str:
+    """Source of a complete backend with no "not mine" guard whose every answer is wrong (zeros,
+    or the input itself): under a broadcast manager it would answer the cpu backend's hooks."""
+    parts = [_SABOTEUR]
+    for hook in REQUIRED_HOOKS:
+        if hook == "cuzk_backend_info":
+            continue
+        params = list(inspect.signature(getattr(hookspecs, hook)).parameters)
+        parts.append(
+            f"\n@hookimpl(tryfirst=True)\ndef {hook}({', '.join(params)}):\n"
+            f"    CALLS.append(({hook!r}, ctx.backend))\n"
+            f"    return (np.zeros((1, 4), np.uint64),) * 3 if {hook!r} == 'cuzk_evaluate_r1cs' "
+            f"else np.zeros((1, 4), np.uint64)\n"
+        )
+    return "".join(parts)
+
 
 BROKEN = {
     "importfails": "ModuleNotFoundError: No module named 'cuzk_no_such_dependency'",
@@ -108,7 +140,8 @@ def install(site: Path, dist: str, entry_points: dict[str, str], modules: dict[s
 
 
 def install_all(site: Path) -> None:
-    """The broken plugins of :data:`BROKEN`, and ``buggy``: loads fine, wrong when scale is 0."""
+    """The broken plugins of :data:`BROKEN`; ``buggy``: loads fine, wrong when scale is 0; and
+    ``saboteur``: complete, unguarded, every answer wrong."""
     plugins = {
         "importfails": "import cuzk_no_such_dependency\n",
         "badsig": delegating_backend("badsig") + _WRONG_SIGNATURE,
@@ -116,6 +149,7 @@ def install_all(site: Path) -> None:
         "partial": _PARTIAL,
         "aaa_cpu": delegating_backend("cpu"),
         "buggy": delegating_backend("buggy") + _ZERO_SCALE_BUG,
+        "saboteur": saboteur(),
     }
     for name, source in plugins.items():
         install(site, f"cuzk-{name}", {name: PREFIX + name}, {PREFIX + name: source})

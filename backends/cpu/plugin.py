@@ -7,28 +7,19 @@ from typing import Any
 import numpy as np
 
 from cuzk_core import __version__, hookimpl
-from cuzk_core.backend import (
-    BackendContext,
-    BackendInfo,
-    Synthesized,
-    reference_fixed_base_g1,
-    reference_fixed_base_g2,
-)
 from cuzk_core.curve.g1 import G1_OPS, G1Affine
 from cuzk_core.curve.g2 import G2_OPS, G2Affine
 from cuzk_core.curve.ops import CurveOps
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 
 from . import msm, ntt
 
 NAME = "cpu"
-
-
-def _ours(ctx: BackendContext) -> bool:
-    return ctx.backend == NAME
 
 
 @hookimpl
@@ -41,30 +32,28 @@ def cuzk_backend_info() -> BackendInfo:
 
 @hookimpl
 def cuzk_alloc_host(ctx: BackendContext, shape: tuple[int, ...], dtype: str, purpose: str):
-    if _ours(ctx):
-        return np.zeros(shape, dtype=dtype)
-    return None
+    return np.zeros(shape, dtype=dtype)
 
 
 @hookimpl
 def cuzk_pin(ctx: BackendContext, arrays: list, purpose: str) -> Any:
     # Nothing to pin: the CPU computes where the data already is.
-    return "not-pinned" if _ours(ctx) else None
+    return "not-pinned"
 
 
 @hookimpl
 def cuzk_unpin(ctx: BackendContext, handle: Any) -> bool | None:
-    return True if _ours(ctx) else None
+    return True
 
 
 @hookimpl
 def cuzk_upload(ctx: BackendContext, points: Any, purpose: str) -> Any:
-    return points if _ours(ctx) else None
+    return points
 
 
 @hookimpl
 def cuzk_release(ctx: BackendContext, handle: Any) -> bool | None:
-    return True if _ours(ctx) else None
+    return True
 
 
 # ---------------------------------------------------------------- synthesis
@@ -72,8 +61,6 @@ def cuzk_release(ctx: BackendContext, handle: Any) -> bool | None:
 
 @hookimpl
 def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized | None:
-    if not _ours(ctx):
-        return None
     cs = ConstraintSystem()
     with ctx.timer.span("gadgets"):
         circuit.synthesize(cs)
@@ -84,8 +71,6 @@ def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized | None:
 
 @hookimpl
 def cuzk_evaluate_r1cs(ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray):
-    if not _ours(ctx):
-        return None
     z = limbs_to_ints(witness)
     return tuple(ints_to_limbs(m.dot(z)) for m in (matrices.a, matrices.b, matrices.c))
 
@@ -95,38 +80,28 @@ def cuzk_evaluate_r1cs(ctx: BackendContext, matrices: R1CSMatrices, witness: np.
 
 @hookimpl
 def cuzk_ntt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain):
-    if not _ours(ctx):
-        return None
     return ints_to_limbs(ntt.ntt(limbs_to_ints(values), domain.omega))
 
 
 @hookimpl
 def cuzk_intt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain):
-    if not _ours(ctx):
-        return None
     return ints_to_limbs(ntt.intt(limbs_to_ints(values), domain.omega))
 
 
 @hookimpl
 def cuzk_coset_ntt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int):
-    if not _ours(ctx):
-        return None
     scaled = ntt.scale_by_powers(limbs_to_ints(values), shift)
     return ints_to_limbs(ntt.ntt(scaled, domain.omega))
 
 
 @hookimpl
 def cuzk_coset_intt(ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int):
-    if not _ours(ctx):
-        return None
     coeffs = ntt.intt(limbs_to_ints(values), domain.omega)
     return ints_to_limbs(ntt.scale_by_powers(coeffs, pow(shift, -1, FR_MODULUS)))
 
 
 @hookimpl
 def cuzk_quotient_pointwise(ctx: BackendContext, a, b, c, scale: int):
-    if not _ours(ctx):
-        return None
     r = FR_MODULUS
     triples = zip(limbs_to_ints(a), limbs_to_ints(b), limbs_to_ints(c), strict=True)
     return ints_to_limbs([(x * y - z) * scale % r for x, y, z in triples])
@@ -144,8 +119,6 @@ def _msm(
     window_bits: int | None,
 ) -> G1Affines | G2Affines | None:
     """Pippenger over ``ops`` when the context is ours; the sum comes back as a 1-point batch."""
-    if not _ours(ctx):
-        return None
     total = msm.pippenger(
         ops,
         bases.to_points(),
@@ -172,9 +145,9 @@ def cuzk_msm_g2(ctx: BackendContext, bases: G2Affines, scalars, window_bits, lab
 
 @hookimpl
 def cuzk_fixed_base_g1(ctx: BackendContext, base: G1Affine, scalars: np.ndarray):
-    return reference_fixed_base_g1(base, scalars) if _ours(ctx) else None
+    return reference_fixed_base_g1(base, scalars)
 
 
 @hookimpl
 def cuzk_fixed_base_g2(ctx: BackendContext, base: G2Affine, scalars: np.ndarray):
-    return reference_fixed_base_g2(base, scalars) if _ours(ctx) else None
+    return reference_fixed_base_g2(base, scalars)

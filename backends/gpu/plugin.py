@@ -2,8 +2,8 @@
 a :class:`GpuPlugin` built on it, registered through its entry point.
 
 The library is imported on first use, never at import time: on a machine without it or a GPU
-the plugin still loads and ``cuzk_backend_info`` says why it cannot run. Every hook returns None
-unless ``ctx.backend`` is this backend's name; CUDA failures become one-line :class:`GpuError`s.
+the plugin still loads and ``cuzk_backend_info`` says why it cannot run. CUDA failures become
+one-line :class:`GpuError`s.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from cuzk_core import __version__, hookimpl
-from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
 from cuzk_core.curve.g1 import G1Affine, g1_to_affine
 from cuzk_core.curve.g2 import G2Affine, g2_to_affine
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 
@@ -42,9 +42,6 @@ class GpuPlugin:
         self.gpu = Gpu(adapter)
         self.memory = Memory(self.gpu)
 
-    def _ours(self, ctx: BackendContext) -> bool:
-        return ctx.backend == self.gpu.name
-
     @contextlib.contextmanager
     def _device(self, ctx: BackendContext, what: str, ready: bool = True) -> Iterator[None]:
         """The device current for the body and its CUDA failures as GpuErrors; with ``ready``,
@@ -67,8 +64,6 @@ class GpuPlugin:
     def cuzk_prepare(self, ctx: BackendContext) -> bool | None:
         """Build (or load from the disk cache) every kernel the prover uses, once per process;
         the ``compile_kernels`` span inside says what each module took."""
-        if not self._ours(ctx):
-            return None
         with self._device(ctx, "preparing"):
             return True
 
@@ -79,24 +74,18 @@ class GpuPlugin:
         self, ctx: BackendContext, shape: tuple[int, ...], dtype: str, purpose: str
     ) -> np.ndarray | None:
         """A zeroed host buffer, page-locked under ``pool`` pinning."""
-        if not self._ours(ctx):
-            return None
         with self._device(ctx, f"allocating host buffer {purpose!r}", ready=False):
             return self.memory.alloc_host(ctx.profile, shape, dtype)
 
     @hookimpl
     def cuzk_pin(self, ctx: BackendContext, arrays: list, purpose: str) -> Any:
         """Page-lock or stage per the profile's pinning."""
-        if not self._ours(ctx):
-            return None
         with self._device(ctx, f"pinning {purpose!r}"):
             return self.memory.pin(ctx.profile, arrays)
 
     @hookimpl
     def cuzk_unpin(self, ctx: BackendContext, handle: Any) -> bool | None:
         """Undo ``cuzk_pin``."""
-        if not self._ours(ctx):
-            return None
         with self._device(ctx, "unpinning", ready=False):
             self.memory.unpin(handle)
         return True
@@ -104,16 +93,12 @@ class GpuPlugin:
     @hookimpl
     def cuzk_upload(self, ctx: BackendContext, points: Any, purpose: str) -> Any:
         """Place MSM bases per the profile's key storage."""
-        if not self._ours(ctx):
-            return None
         with self._device(ctx, f"uploading bases {purpose!r}"):
             return self.memory.upload(ctx.profile, points)
 
     @hookimpl
     def cuzk_release(self, ctx: BackendContext, handle: Any) -> bool | None:
         """Free a per-proof upload now."""
-        if not self._ours(ctx):
-            return None
         with self._device(ctx, "releasing bases", ready=False):
             self.memory.release(handle)
         return True
@@ -123,8 +108,6 @@ class GpuPlugin:
     @hookimpl
     def cuzk_synthesize(self, ctx: BackendContext, circuit: Any) -> Synthesized | None:
         """Run the circuit's gadgets on the host."""
-        if not self._ours(ctx):
-            return None
         cs = ConstraintSystem()
         with ctx.timer.span("gadgets"):
             circuit.synthesize(cs)
@@ -137,8 +120,6 @@ class GpuPlugin:
         self, ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """A·z, B·z, C·z by sparse products on the device."""
-        if not self._ours(ctx):
-            return None
         rows = matrices.num_constraints
         with self._device(ctx, "evaluating the R1CS"):
             nnz = matrices.a.nnz + matrices.b.nnz + matrices.c.nnz
@@ -161,8 +142,6 @@ class GpuPlugin:
         shift: int | None = None,
     ) -> np.ndarray | None:
         """``transform`` (ntt.forward or ntt.inverse) of host ``values``; None if not ours."""
-        if not self._ours(ctx):
-            return None
         _check_domain(values, domain)
         if domain.size == 1:
             return np.array(values, dtype=np.uint64)
@@ -206,8 +185,6 @@ class GpuPlugin:
         self, ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: int
     ) -> np.ndarray | None:
         """``(a·b − c)·scale`` elementwise on the device."""
-        if not self._ours(ctx):
-            return None
         with self._device(ctx, "the quotient step"):
             self.gpu.ensure_fits(4 * len(a) * _SCALAR_BYTES, "the quotient step")
             up = [self.memory.to_device(ctx.profile, x) for x in (a, b, c)]
@@ -284,8 +261,6 @@ class GpuPlugin:
         self, ctx: BackendContext, bases: Any, scalars: np.ndarray, window_bits: Any, label: str
     ) -> G1Affines | None:
         """G1 MSM by Pippenger on the device."""
-        if not self._ours(ctx):
-            return None
         total = self._msm(ctx, bases, scalars, window_bits, label, "g1")
         return G1Affines.from_points([g1_to_affine(total)])
 
@@ -294,8 +269,6 @@ class GpuPlugin:
         self, ctx: BackendContext, bases: Any, scalars: np.ndarray, window_bits: Any, label: str
     ) -> G2Affines | None:
         """G2 MSM by Pippenger on the device."""
-        if not self._ours(ctx):
-            return None
         total = self._msm(ctx, bases, scalars, window_bits, label, "g2")
         return G2Affines.from_points([g2_to_affine(total)])
 
@@ -312,8 +285,6 @@ class GpuPlugin:
         self, ctx: BackendContext, base: G1Affine, scalars: np.ndarray
     ) -> G1Affines | None:
         """``scalarᵢ·base`` in G1, a thread per scalar."""
-        if not self._ours(ctx):
-            return None
         return self._fixed_base(ctx, fixed_base.G1, base, scalars)
 
     @hookimpl
@@ -321,8 +292,6 @@ class GpuPlugin:
         self, ctx: BackendContext, base: G2Affine, scalars: np.ndarray
     ) -> G2Affines | None:
         """``scalarᵢ·base`` in G2, a thread per scalar."""
-        if not self._ours(ctx):
-            return None
         return self._fixed_base(ctx, fixed_base.G2, base, scalars)
 
     # ------------------------------------------------------------ measurement (optional hooks)
@@ -330,14 +299,14 @@ class GpuPlugin:
     @hookimpl
     def cuzk_bench_clock(self, ctx: BackendContext) -> EventClock | None:
         """CUDA events around the timed work."""
-        if not self._ours(ctx) or not self.gpu.availability()[0]:
+        if not self.gpu.availability()[0]:
             return None
         return EventClock(self.gpu)
 
     @hookimpl
     def cuzk_device_memory(self, ctx: BackendContext) -> int | None:
         """Device bytes in use now (called from the memory sampler's thread)."""
-        if not self._ours(ctx) or not self.gpu.availability()[0]:
+        if not self.gpu.availability()[0]:
             return None
         with self.gpu.scope():
             free, total = self.gpu.adapter.memory()

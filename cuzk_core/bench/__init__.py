@@ -2,8 +2,8 @@
 
 :mod:`.definitions` says what is timed (MSM, NTT, synthesis, whole proofs) on inputs from
 :mod:`.inputs`; :mod:`.runner` checks, warms up and alternates profiles, timing with a
-:mod:`.clock` (the backend's device clock when its plugin implements the optional hooks of
-:mod:`.hookspecs`); :mod:`.stats` turns runs into medians, spreads and paired ratios;
+:mod:`.clock` (the backend's device clock when it implements the optional measurement hooks
+of :mod:`cuzk_core.hookspecs`); :mod:`.stats` turns runs into medians, spreads and paired ratios;
 :mod:`.environment` records the machine beside every figure; :mod:`.results` is the JSON schema
 that :mod:`.compare` and :mod:`.isolate` read; :mod:`.report` prints tables. :mod:`.memlog`
 samples memory, :mod:`.observe` wraps ``cuzk prove --trace/--memlog`` and :mod:`.trace` draws

@@ -1,13 +1,11 @@
-"""Clocks for the bench: the backend's own (CUDA events on a GPU) or the host's ``perf_counter``."""
+"""Clocks for the bench: the backend's own (CUDA events on a GPU) or the host's ``perf_counter``
+(the fallback of the optional ``cuzk_bench_clock`` hook)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, TypeVar
-
-if TYPE_CHECKING:
-    from cuzk_core.backend import Backend
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -32,8 +30,3 @@ class HostClock:
         start = time.perf_counter()
         result = work()
         return result, (time.perf_counter() - start) * 1000.0
-
-
-def clock_for(backend: Backend) -> Clock:
-    """The backend's device clock when it offers one (``cuzk_bench_clock``), else the host's."""
-    return backend.device_clock() or HostClock()

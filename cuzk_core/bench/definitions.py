@@ -24,17 +24,13 @@ from cuzk_core.curve.g1 import G1_INFINITY, g1_add, g1_from_affine, g1_mul, g1_t
 from cuzk_core.curve.g2 import G2_INFINITY, g2_add, g2_from_affine, g2_mul, g2_to_affine
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.prover import first_unsatisfied, prove
+from cuzk_core.groth16.sources import KeySource, LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
-from cuzk_core.r1cs import R1CSMatrices
 
 CHECK_SIZE = 16
 """Inputs checked against the reference: enough to cover every window, cheap in plain Python."""
-
-Synthesizer = Callable[[Backend, Any], Callable[[], tuple[R1CSMatrices, np.ndarray]]]
-"""``synthesizer(backend, circuit)`` gives the prover's ``synthesize`` callable."""
 
 
 class Benchmark(Protocol):
@@ -269,8 +265,7 @@ class ProveBench:
 
     name: ClassVar[str] = "prove"
     make_circuit: Callable[[], Any]
-    synthesizer: Synthesizer
-    load_key: Callable[[], ProvingKey]
+    key: KeySource
     spec: dict[str, Any]
     seed: int = 1
 
@@ -284,8 +279,9 @@ class ProveBench:
 
     def check(self, backend: Backend, state: Any) -> dict[str, Any]:
         """One proof, verified with the key's verifying key."""
-        pk = self.load_key()
-        result = prove(backend, self.synthesizer(backend, state), lambda: pk, seed=self.seed)
+        pk = self.key.load(backend)
+        loaded = LoadedKey(pk, self.key.convention)
+        result = prove(backend, NativeCircuit(state), loaded, seed=self.seed)
         ok, reason = verify_proof(pk.vk, result.proof, result.public_inputs)
         if not ok:
             raise BenchCheckFailed(f"backend {backend.name!r}: the proof does not verify: {reason}")
@@ -294,7 +290,7 @@ class ProveBench:
     def run(self, backend: Backend, state: Any, clock: Clock) -> dict[str, float]:
         """One proof; phases come from the prover's spans, ``total`` from the host clock."""
         start = time.perf_counter()
-        prove(backend, self.synthesizer(backend, state), self.load_key, seed=self.seed)
+        prove(backend, NativeCircuit(state), self.key, seed=self.seed)
         return {"total": (time.perf_counter() - start) * 1000.0}
 
     def release(self, backend: Backend, state: Any) -> None:

@@ -33,4 +33,4 @@ def observe(
             extra["memory"] = log.peaks()
     finally:
         if trace is not None:
-            backend.ctx.timer.write_trace(trace)
+            backend.ctx.timer.write_trace(trace, extra.get("memory"))

@@ -12,10 +12,11 @@ from typing import Any
 
 import attrs
 
-from cuzk_core.backend import Backend, BackendInfo
-from cuzk_core.bench.clock import Clock, clock_for
+from cuzk_core.backend import Backend
+from cuzk_core.bench.clock import Clock
 from cuzk_core.bench.definitions import Benchmark
 from cuzk_core.bench.stats import FigureStats, summarize
+from cuzk_core.hookspecs import BackendInfo
 from cuzk_core.plugins import Plugins
 from cuzk_core.profile import Profile
 from cuzk_core.progress import NullProgress, Progress
@@ -105,7 +106,7 @@ def run_variants(
         for variant in variants:
             backend = plugins.backend(variant.profile, Timer(level=0))
             info = plugins.backends[backend.name]
-            entry = VariantRun(variant, info, backend, bench.prepare(backend), clock_for(backend))
+            entry = VariantRun(variant, info, backend, bench.prepare(backend), backend.clock())
             entries.append(entry)
             entry.check = bench.check(backend, entry.state)
             progress.step(f"check {variant.label}")

@@ -75,8 +75,16 @@ def _placed(spans: list[TraceSpan]) -> list[TraceSpan]:
     return placed
 
 
-def read_trace(path: str | Path) -> list[TraceSpan]:
-    """Every span of a trace written by ``cuzk prove --trace``, in start order."""
+@attrs.frozen
+class Trace:
+    """A trace's spans, in start order, and the memory peaks of the run when they were sampled."""
+
+    spans: list[TraceSpan]
+    memory: dict[str, Any] | None = None
+
+
+def read_trace(path: str | Path) -> Trace:
+    """Every span of a trace written by ``cuzk prove --trace``, and its memory peaks."""
     try:
         lines = Path(path).read_text().splitlines()
     except OSError as exc:
@@ -84,6 +92,7 @@ def read_trace(path: str | Path) -> list[TraceSpan]:
     except UnicodeDecodeError:
         raise BenchError(f"{path}: not a text file, so not a cuzk trace") from None
     spans = []
+    memory = None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -91,10 +100,25 @@ def read_trace(path: str | Path) -> list[TraceSpan]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BenchError(f"{path}:{number}: not JSON: {exc.msg}") from None
+        if isinstance(record, dict) and isinstance(record.get("memory"), dict):
+            memory = record["memory"]
+            continue
         spans.append(_span_from(record, f"{path}:{number}"))
     if not spans:
         raise BenchError(f"{path}: no spans in the trace")
-    return _placed(spans)
+    return Trace(_placed(spans), memory)
+
+
+def memory_line(memory: dict[str, Any]) -> str:
+    """The run's memory peaks in one line."""
+
+    def mib(value: Any) -> str:
+        return "-" if value is None else f"{value / 2**20:.1f} MiB"
+
+    return (
+        f"memory peaks: host RSS {mib(memory.get('peak_rss_bytes'))}, "
+        f"device {mib(memory.get('peak_device_bytes'))}"
+    )
 
 
 @attrs.define

@@ -24,10 +24,11 @@ from cuzk_core.bench.report import format_comparison, format_result
 from cuzk_core.bench.results import build_result, read_result, write_result
 from cuzk_core.bench.runner import Variant, run_variants
 from cuzk_core.bench.stats import paired_ratios
-from cuzk_core.bench.trace import read_trace, render_png, waterfall
+from cuzk_core.bench.trace import memory_line, read_trace, render_png, waterfall
 from cuzk_core.cli import commands
 from cuzk_core.fileio import write_json_atomic
-from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16 import params_dir
+from cuzk_core.groth16.sources import ParamsFile
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import MSM_NAMES, load_profile
 from cuzk_core.progress import Progress
@@ -256,14 +257,8 @@ def _prove_bench(args: argparse.Namespace) -> ProveBench:
         circuit = commands.build_circuit(spec)
         folder = commands.cached_params(circuit, args)
         spec = {"circuit": circuit.name, **circuit.knobs()}
-    params_file = folder / params_dir.PARAMS_FILE
-    return ProveBench(
-        lambda: commands.build_circuit(spec),
-        commands.synthesizer,
-        lambda: files.read_params(params_file),
-        spec,
-        args.seed,
-    )
+    key = ParamsFile(folder / params_dir.PARAMS_FILE)
+    return ProveBench(lambda: commands.build_circuit(spec), key, spec, args.seed)
 
 
 def bench_prove(args: argparse.Namespace) -> int:
@@ -320,8 +315,11 @@ def trace_show(args: argparse.Namespace) -> int:
     """``cuzk trace show``: the waterfall as text, and as a PNG with ``--png``."""
     if args.width < 10:
         raise BenchError(f"--width {args.width}: at least 10 columns")
-    spans = read_trace(args.file)
+    trace = read_trace(args.file)
+    spans = trace.spans
     print(waterfall(spans, args.width, args.all))
+    if trace.memory is not None:
+        print(f"\n{memory_line(trace.memory)}")
     if args.png is not None:
         render_png(spans, args.png, args.all, title=str(args.file))
         print(f"\nwaterfall drawn to {args.png}")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +13,30 @@ from cuzk_core.backend import Backend
 from cuzk_core.bench.observe import observe
 from cuzk_core.cache import cache_dir
 from cuzk_core.circuits import get_circuit
-from cuzk_core.cli import backend_check, circom
+from cuzk_core.cli import backend_check
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import files, params_dir
-from cuzk_core.groth16.prover import PROVE_STEPS
+from cuzk_core.groth16.keys import ProvingKey
+from cuzk_core.groth16.prover import PROVE_STEPS, UnsatisfiedWitness
 from cuzk_core.groth16.prover import prove as run_prover
-from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
+from cuzk_core.groth16.sources import NativeCircuit, ParamsFile
 from cuzk_core.groth16.verifier import verify_proof
-from cuzk_core.interop.snarkjs_json import is_json_file, read_proof_json, read_vk_json
+from cuzk_core.interop import circom
+from cuzk_core.interop.snarkjs_json import (
+    is_json_file,
+    proof_to_json,
+    read_proof_json,
+    read_vk_json,
+    write_vk_json,
+)
 from cuzk_core.plugins import BLOCK_ENV, load_plugins
 from cuzk_core.profile import load_profile, shipped_profiles
 from cuzk_core.progress import Progress
 from cuzk_core.timing import Timer
+
+SNARKJS_VK_FILE = "verification_key.json"
 
 
 def _progress(args: argparse.Namespace, label: str, total: int) -> Progress:
@@ -52,35 +64,31 @@ def _backend(args: argparse.Namespace, timer: Timer) -> Backend:
     return load_plugins().backend(profile, timer)
 
 
-def synthesizer(backend: Backend, circuit):
-    """A callable giving the circuit's matrices (input rows included) and witness, for prove()."""
-
-    def synthesize():
-        synthesized = backend.synthesize(circuit)
-        return with_input_rows(synthesized.matrices), synthesized.witness
-
-    return synthesize
-
-
-def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress):
-    matrices, _ = synthesizer(backend, circuit)()
+def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress) -> ProvingKey:
+    matrices = NativeCircuit(circuit).assign(backend).matrices
     progress.step("synthesis")
     return generate_parameters(matrices, seed=seed, progress=progress, backend=backend)
 
 
 def setup(args: argparse.Namespace) -> int:
     """``cuzk setup``: parameters for a circuit into a folder."""
+    backend = _backend(args, Timer())
+    folder = Path(args.out)
     if args.r1cs is not None:
-        return circom.setup(args)
-    timer = Timer()
-    backend = _backend(args, timer)
-    spec = circuit_spec(args)
-    circuit = build_circuit(spec)
+        progress = _progress(args, "setup", SETUP_STEPS)
+        pk, record = circom.setup_r1cs(args.r1cs, backend, args.seed, progress)
+        progress.close()
+        params_dir.write_params_dir(folder, pk, record)
+        write_vk_json(folder / SNARKJS_VK_FILE, pk.vk)
+        written = [params_dir.PARAMS_FILE, params_dir.VK_FILE, params_dir.CIRCUIT_FILE]
+        _print_written(folder, [*written, SNARKJS_VK_FILE])
+        return 0
+    circuit = build_circuit(circuit_spec(args))
     progress = _progress(args, "setup", SETUP_STEPS + 1)
     pk = _make_params(backend, circuit, args.seed, progress)
     progress.close()
-    params_dir.write_params_dir(Path(args.out), pk, {"circuit": circuit.name, **circuit.knobs()})
-    print(f"wrote {args.out}/{params_dir.PARAMS_FILE} and {args.out}/{params_dir.VK_FILE}")
+    params_dir.write_params_dir(folder, pk, {"circuit": circuit.name, **circuit.knobs()})
+    _print_written(folder, [params_dir.PARAMS_FILE, params_dir.VK_FILE, params_dir.CIRCUIT_FILE])
     return 0
 
 
@@ -100,47 +108,105 @@ def cached_params(circuit, args: argparse.Namespace) -> Path:
     return folder
 
 
-def prove(args: argparse.Namespace) -> int:
-    """``cuzk prove``: a proof, its verifying key, public inputs and timings into ``--out``."""
-    if args.zkey is not None or args.r1cs is not None or args.wtns is not None:
-        return circom.prove(args)
-    timer = Timer()
-    backend = _backend(args, timer)
+def _circuit_label(circuit) -> str:
+    knobs = ", ".join(f"{k}={v}" for k, v in sorted(circuit.knobs().items()))
+    return f"{circuit.name} ({knobs})" if knobs else circuit.name
+
+
+def _native_job(args: argparse.Namespace) -> circom.CircomJob:
+    """The embedded circuit with its parameters (given, or made once into the cache)."""
     if args.params is not None:
         folder = Path(args.params)
-        spec = params_dir.read_circuit_spec(folder)
-        circuit = build_circuit(spec)
+        circuit = build_circuit(params_dir.read_circuit_spec(folder))
     else:
         circuit = build_circuit(circuit_spec(args))
         folder = cached_params(circuit, args)
-    params_file = folder / params_dir.PARAMS_FILE
-
-    progress = _progress(args, "prove", PROVE_STEPS)
-    with observe(backend, args.trace, args.memlog, args.memlog_interval) as observed:
-        result = run_prover(
-            backend,
-            synthesizer(backend, circuit),
-            lambda: files.read_params(params_file),
-            seed=args.seed,
-            progress=progress,
-        )
-    progress.close()
     vk = files.read_vk(folder / params_dir.VK_FILE)
+    key = ParamsFile(folder / params_dir.PARAMS_FILE)
+    return circom.CircomJob(NativeCircuit(circuit), key, vk, _circuit_label(circuit))
+
+
+def _circom_job(args: argparse.Namespace) -> circom.CircomJob:
+    """A circom witness with a snarkjs zkey, or with parameters from ``setup --r1cs``."""
+    if args.wtns is None:
+        raise CuzkError("--zkey and --r1cs need --wtns (the witness from `snarkjs wtns calculate`)")
+    if args.zkey is not None:
+        if args.params is not None:
+            raise CuzkError("--zkey is a proving key already: leave out --params")
+        return circom.zkey_job(args.zkey, args.wtns, args.r1cs)
+    if args.r1cs is None or args.params is None:
+        raise CuzkError("--wtns needs --zkey, or --r1cs with --params (from `cuzk setup --r1cs`)")
+    return circom.params_job(Path(args.params), args.r1cs, args.wtns)
+
+
+def prove(args: argparse.Namespace) -> int:
+    """``cuzk prove``: a proof, its verifying key, public inputs and timings into ``--out``."""
+    timer = Timer()
+    backend = _backend(args, timer)  # an unusable backend or profile fails before any work
+    is_circom = args.zkey is not None or args.r1cs is not None or args.wtns is not None
+    job = _circom_job(args) if is_circom else _native_job(args)
+    progress = _progress(args, "prove", PROVE_STEPS)
+    with (
+        _naming_witness(args.wtns),
+        observe(backend, args.trace, args.memlog, args.memlog_interval) as observed,
+    ):
+        result = run_prover(backend, job.source, job.key, seed=args.seed, progress=progress)
+    progress.close()
 
     out = Path(args.out)
-    files.write_proof(out / "proof.bin", result.proof)
-    files.write_vk(out / "vk.bin", vk)
-    files.write_public(out / "public.json", result.public_inputs)
     timings = {
         "backend": backend.name,
         "profile": backend.ctx.profile.name,
         **timer.to_json(),
         **observed,
     }
+    written = ["proof.bin", "public.json"]
+    files.write_proof(out / "proof.bin", result.proof)
+    files.write_public(out / "public.json", result.public_inputs)
+    if isinstance(job.key, ParamsFile):
+        files.write_vk(out / params_dir.VK_FILE, job.vk)
+        written.append(params_dir.VK_FILE)
+    if is_circom:  # snarkjs's own files, so `snarkjs groth16 verify` takes the proof as it is
+        write_json_atomic(out / "proof.json", proof_to_json(result.proof))
+        write_vk_json(out / SNARKJS_VK_FILE, job.vk)
+        written += ["proof.json", SNARKJS_VK_FILE]
     write_json_atomic(out / "timings.json", timings)
-    total_ms = sum(timer.phase_totals().values())
-    print(f"proof written to {out}/proof.bin ({total_ms / 1000:.2f} s in {backend.name})")
+    written.append("timings.json")
+    b_g2 = f", B·G2 on {backend.b_g2.name}" if backend.b_g2 is not backend else ""
+    print(
+        f"proved {job.label}: {result.num_constraints} constraints on {backend.name}{b_g2} "
+        f"in {timer.wall_ms() / 1000:.2f} s"
+    )
+    extras = [p for p in (args.trace, args.memlog) if p is not None]
+    _print_written(out, written, extras)
     return 0
+
+
+@contextlib.contextmanager
+def _naming_witness(path: str | None) -> Iterator[None]:
+    """Prefix an unsatisfied-witness error with the witness file it came from."""
+    try:
+        yield
+    except UnsatisfiedWitness as exc:
+        if path is None:
+            raise
+        raise UnsatisfiedWitness(f"{path}: {exc}") from None
+
+
+def _print_written(folder: Path, names: list[str], extras: list[str] = ()) -> None:
+    paths = [str(folder / name) for name in names] + [str(p) for p in extras]
+    print("wrote " + ", ".join(paths))
+
+
+def check(args: argparse.Namespace) -> int:
+    """``cuzk check``: exit 0 when the witness satisfies the circuit, else 1 and the constraint."""
+    backend = _backend(args, Timer())
+    count, failing = circom.check_witness(args.r1cs, args.wtns, backend)
+    if failing is None:
+        print(f"satisfied: all {count} constraints hold")
+        return 0
+    print(f"unsatisfied: constraint {failing} does not hold (A·B ≠ C)")
+    return 1
 
 
 def verify(args: argparse.Namespace) -> int:

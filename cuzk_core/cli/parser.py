@@ -7,7 +7,6 @@ import os
 
 from cuzk_core import __version__
 from cuzk_core.cli import backend_check, bench_commands, commands
-from cuzk_core.cli import circom as circom_commands
 
 
 def _seed(text: str) -> int:
@@ -79,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="check that a circom witness satisfies its circuit")
     check.add_argument("--r1cs", required=True, help="circom circuit (.r1cs)")
     check.add_argument("--wtns", required=True, help="witness (.wtns)")
-    check.set_defaults(handler=circom_commands.check)
+    check.set_defaults(handler=commands.check)
 
     backends = sub.add_parser("backends", help="list every backend and whether it can run here")
     backend_check.add_check_options(backends, _seed)

@@ -20,21 +20,19 @@ from typing import Any
 import attrs
 import numpy as np
 
-from cuzk_core.backend import (
-    Backend,
-    BackendInfo,
-    reference_fixed_base_g1,
-    reference_fixed_base_g2,
-)
+from cuzk_core import fallbacks
+from cuzk_core.backend import Backend
 from cuzk_core.curve.g1 import G1_GENERATOR, G1_OPS
 from cuzk_core.curve.g2 import G2_GENERATOR, G2_OPS
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
+from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.prover import prove
-from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.hookspecs import BackendInfo
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import load_profile
@@ -632,10 +630,10 @@ def check_fixed_base(checked: Subject, group: str, base: Any, scalars: list[int]
     backend = checked.backend()
     limbs = ints_to_limbs(scalars)
     copy = limbs.copy()
-    hook = getattr(checked.plugins.pm.hook, f"cuzk_fixed_base_{group}")
-    got = hook(ctx=backend.ctx, base=base, scalars=limbs)
-    if got is None:
+    hook = f"cuzk_fixed_base_{group}"
+    if not backend.implements(hook):
         return NOT_IMPLEMENTED
+    got = getattr(backend, f"fixed_base_{group}")(base, limbs)
     want = expected(
         checked,
         lambda reference: REFERENCE_FIXED_BASE[group](base, limbs),
@@ -673,9 +671,9 @@ def _fixed_base_edges(group: str, checked: Subject, rng: random.Random) -> str |
 
 def _bench_clock(checked: Subject, rng: random.Random) -> str | None:
     backend = checked.backend()
-    clock = backend.device_clock()
-    if clock is None:
+    if not backend.implements("cuzk_bench_clock"):
         return NOT_IMPLEMENTED
+    clock = backend.clock()
     domain = EvaluationDomain(6)
     values = ints_to_limbs(random_scalars(rng, domain.size))
     result, ms = clock.time(lambda: backend.ntt(values, domain))
@@ -690,11 +688,11 @@ def _bench_clock(checked: Subject, rng: random.Random) -> str | None:
 def _prepare(checked: Subject, rng: random.Random) -> str | None:
     """Preparing twice answers the same and leaves the backend able to prove (an NTT after)."""
     backend = checked.backend()
-    answers = [checked.plugins.pm.hook.cuzk_prepare(ctx=backend.ctx) for _ in range(2)]
-    if answers == [None, None]:
+    if not backend.implements("cuzk_prepare"):
         return NOT_IMPLEMENTED
+    answers = [backend.prepare() for _ in range(2)]
     if answers != [True, True]:
-        raise CheckFailed(f"returned {answers!r}, expected True both times (or None)")
+        raise CheckFailed(f"returned {answers!r}, expected True both times")
     domain = EvaluationDomain(4)
     values = ints_to_limbs(random_scalars(rng, domain.size))
     same_scalars(backend.ntt(values, domain), checked.reference.ntt(values, domain), "an NTT")
@@ -710,19 +708,51 @@ def _device_memory(checked: Subject, rng: random.Random) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- isolation
+
+
+def _isolation(checked: Subject, rng: random.Random) -> str | None:
+    """Work for this backend reaches its plugin alone (and the core's fallbacks), and work for
+    the reference never reaches it: no plugin is asked, or answers, for another backend."""
+    names = sorted({checked.name, REFERENCE})
+    calls: list[tuple[str, str, list[object]]] = []
+
+    def watch(manager: str) -> Callable[..., None]:
+        def before(hook: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+            ctx = kwargs.get("ctx")
+            asked_for = ctx.backend if ctx is not None else manager
+            calls.append((manager, asked_for, [impl.plugin for impl in impls]))
+
+        return before
+
+    undo = [
+        checked.plugins.manager(n).add_hookcall_monitoring(watch(n), lambda *_: None) for n in names
+    ]
+    try:
+        domain = EvaluationDomain(4)
+        values = ints_to_limbs(random_scalars(rng, domain.size))
+        points = G1Affines.from_points(random_points("g1", rng, 3))
+        scalars = ints_to_limbs(random_scalars(rng, 3))
+        for backend in (checked.backend(), checked.reference):
+            backend.ntt(values, domain)
+            backend.msm_g1(backend.upload(points, "a"), scalars, "a")
+            backend.prepare()
+    finally:
+        for stop in undo:
+            stop()
+    for manager, asked_for, plugins in calls:
+        if asked_for != manager:
+            raise CheckFailed(f"a hook for backend {asked_for!r} went to {manager!r}'s plugin")
+        allowed = (checked.plugins.plugin(manager), fallbacks)
+        strays = [p for p in plugins if not any(p is a for a in allowed)]
+        if strays:
+            raise CheckFailed(f"a hook for backend {manager!r} reached another plugin: {strays[0]}")
+    return None
+
+
 # ---------------------------------------------------------------- whole proofs
 
 PROOF_SEED = 3
-
-
-def synthesizer(backend: Backend, circuit: Any) -> Callable[[], tuple]:
-    """The prover's ``synthesize`` argument: ``circuit`` on ``backend``, input rows added."""
-
-    def synthesize() -> tuple:
-        synthesized = backend.synthesize(circuit)
-        return with_input_rows(synthesized.matrices), synthesized.witness
-
-    return synthesize
 
 
 def check_proof(
@@ -730,7 +760,7 @@ def check_proof(
 ) -> None:
     """The proof under profile ``changes`` (seed :data:`PROOF_SEED`) is ``want`` and verifies."""
     backend = checked.backend(**changes)
-    got = prove(backend, synthesizer(backend, circuit), lambda: key, seed=PROOF_SEED)
+    got = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=PROOF_SEED)
     if got.proof.to_bytes() != want:
         raise CheckFailed(f"proof bytes differ from the reference's{_changes(changes)}")
     ok, why = verify_proof(key.vk, got.proof, got.public_inputs)
@@ -741,8 +771,8 @@ def check_proof(
 def _proof(checked: Subject, rng: random.Random) -> None:
     circuit = TinyCircuit(5, steps=6)
     reference = checked.reference
-    key = generate_parameters(synthesizer(reference, circuit)()[0], seed=11)
-    want = prove(reference, synthesizer(reference, circuit), lambda: key, seed=PROOF_SEED)
+    key = generate_parameters(NativeCircuit(circuit).assign(reference).matrices, seed=11)
+    want = prove(reference, NativeCircuit(circuit), LoadedKey(key), seed=PROOF_SEED)
     check_proof(checked, circuit, key, want.proof.to_bytes(), {})
 
 
@@ -786,6 +816,7 @@ def _build() -> Iterator[Check]:
         yield Check(hook, "edges", partial(_fixed_base_edges, group))
     yield Check("cuzk_bench_clock", "optional", _bench_clock)
     yield Check("cuzk_device_memory", "optional", _device_memory)
+    yield Check("isolation", "hooks-reach-one-backend", _isolation)
     yield Check("proof", f"tiny-circuit-seed-{PROOF_SEED}", _proof)
 
 

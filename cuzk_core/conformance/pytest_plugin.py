@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from cuzk_core.backend import BackendInfo
     from cuzk_core.conformance.checks import Subject
+    from cuzk_core.hookspecs import BackendInfo
     from cuzk_core.plugins import Plugins
 
 SUITE = Path(__file__).with_name("suite")

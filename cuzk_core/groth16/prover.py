@@ -9,7 +9,7 @@ import contextlib
 import hashlib
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
@@ -29,9 +29,9 @@ from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_density
-from cuzk_core.groth16.qap import BELLPERSON, QuotientConvention
+from cuzk_core.groth16.qap import QuotientConvention
+from cuzk_core.groth16.sources import KeySource, WitnessSource
 from cuzk_core.layout import limbs_to_ints
-from cuzk_core.profile import BG2Placement
 from cuzk_core.progress import NullProgress, Progress
 from cuzk_core.r1cs import R1CSMatrices
 from cuzk_core.timing import Span
@@ -47,10 +47,12 @@ class UnsatisfiedWitness(CuzkError):
 
 @attrs.frozen
 class ProofResult:
-    """A proof and the public inputs it is for (without the leading 1)."""
+    """A proof, the public inputs it is for (without the leading 1), and its constraint count
+    (the circuit's rows, Groth16's input rows not counted)."""
 
     proof: Proof
     public_inputs: list[int]
+    num_constraints: int
 
 
 def proof_randomness(seed: int | None) -> tuple[int, int]:
@@ -70,22 +72,35 @@ def first_unsatisfied(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int | None
     return None
 
 
+def _query_scalars(
+    pk: ProvingKey, matrices: R1CSMatrices, witness: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The witness entries the A and B queries hold points for: all of them for a dense key,
+    else the variables each matrix uses (bellperson leaves the others out)."""
+    if pk.dense_ab:
+        return witness, witness
+    num_vars = matrices.num_inputs + matrices.num_aux
+    return (
+        witness[query_density(matrices.a, num_vars)],
+        witness[query_density(matrices.b, num_vars)],
+    )
+
+
 def _check_key_matches(
     pk: ProvingKey,
     matrices: R1CSMatrices,
     domain: EvaluationDomain,
     convention: QuotientConvention,
+    a_scalars: np.ndarray,
+    b_scalars: np.ndarray,
 ) -> None:
-    num_vars = matrices.num_inputs + matrices.num_aux
-    a_points = num_vars if pk.dense_ab else int(query_density(matrices.a, num_vars).sum())
-    b_points = num_vars if pk.dense_ab else int(query_density(matrices.b, num_vars).sum())
     expected = {
         "ic": (len(pk.vk.ic), matrices.num_inputs),
         "h": (len(pk.h), convention.h_points(domain)),
         "l": (len(pk.l), matrices.num_aux),
-        "a": (len(pk.a), a_points),
-        "b_g1": (len(pk.b_g1), b_points),
-        "b_g2": (len(pk.b_g2), b_points),
+        "a": (len(pk.a), len(a_scalars)),
+        "b_g1": (len(pk.b_g1), len(b_scalars)),
+        "b_g2": (len(pk.b_g2), len(b_scalars)),
     }
     for name, (have, need) in expected.items():
         if have != need:
@@ -97,22 +112,23 @@ def _check_key_matches(
 
 def prove(
     backend: Backend,
-    synthesize: Callable[[], tuple[R1CSMatrices, np.ndarray]],
-    load_key: Callable[[], ProvingKey],
+    source: WitnessSource,
+    key: KeySource,
+    *,
     seed: int | None = None,
     progress: Progress | None = None,
-    convention: QuotientConvention = BELLPERSON,
-    has_c: bool = True,
 ) -> ProofResult:
-    """Prove; ``synthesize`` gives the matrices (input rows included) and witness.
+    """Prove ``source`` with ``key`` on ``backend``; every phase runs in its span.
 
-    ``convention`` says how H is computed (it must be the one the key was made for);
-    ``has_c=False`` says the matrices carry no C rows (a snarkjs zkey stores none): c is then
-    taken as a ⊙ b, which a satisfying witness makes equal, and the witness cannot be checked.
+    The prover does the Groth16 bookkeeping: the source's rows come with the input rows, the
+    key says how H is computed (the convention it was made for), and when the rows carry C the
+    witness is checked before any MSM. B·G2 runs on ``backend.b_g2``, beside the G1 MSMs when
+    that is another (CPU) backend.
     """
     progress = progress or NullProgress()
     timer = backend.ctx.timer
     planted = dict(backend.ctx.profile.debug.sleep_ms)
+    convention = key.convention
 
     def phase(name: str, on: Backend = backend) -> contextlib.AbstractContextManager[Span]:
         span = timer.span(name, backend=on.name)
@@ -120,10 +136,13 @@ def prove(
 
     with phase("prepare"):  # one-time backend work (kernel builds) kept out of the phases below
         backend.prepare()
+        if backend.b_g2 is not backend:
+            backend.b_g2.prepare()
     with phase("synthesis"):
-        matrices, witness = synthesize()
+        assignment = source.assign(backend)
+        matrices, witness = assignment.matrices, assignment.witness
         a, b, c = backend.evaluate_r1cs(matrices, witness)
-        if has_c:
+        if assignment.has_c:
             failing = first_unsatisfied(a, b, c)
             if failing is not None:
                 raise UnsatisfiedWitness(f"the witness does not satisfy constraint {failing}")
@@ -131,17 +150,15 @@ def prove(
             c = backend.quotient_pointwise(a, b, np.zeros_like(a), scale=1)
     progress.step("synthesis")
     num_inputs = matrices.num_inputs
-    num_vars = num_inputs + matrices.num_aux
     domain = convention.domain(matrices.num_constraints)
 
     with phase("load_params"):
-        pk = load_key()
-        _check_key_matches(pk, matrices, domain, convention)
+        pk = key.load(backend)
+        a_scalars, b_scalars = _query_scalars(pk, matrices, witness)
+        _check_key_matches(pk, matrices, domain, convention, a_scalars, b_scalars)
     progress.step("load_params")
 
-    b_g2_backend = backend
-    if backend.ctx.profile.msm.b_g2_on is BG2Placement.CPU and backend.name != "cpu":
-        b_g2_backend = backend.sibling("cpu")
+    b_g2_backend = backend.b_g2
     queries = {"h": pk.h, "l": pk.l, "a": pk.a, "b_g1": pk.b_g1}
     with phase("pin"):
         pinned = backend.pin([q.coords for q in queries.values()], "params")
@@ -154,13 +171,8 @@ def prove(
             h = convention.compute(backend, a, b, c, domain)
         progress.step("ntt_h")
 
-        if pk.dense_ab:
-            a_scalars = b_scalars = witness
-        else:
-            a_scalars = witness[query_density(matrices.a, num_vars)]
-            b_scalars = witness[query_density(matrices.b, num_vars)]
         with ThreadPoolExecutor(max_workers=1) as pool:
-            # B·G2 may run on CPU threads beside the device's G1 work; its span shows the overlap.
+            # B·G2 on a CPU backend runs beside the device's G1 work; its span shows the overlap.
             def msm_b_g2():
                 with phase("msm_b_g2", b_g2_backend):
                     return b_g2_backend.msm_g2(bases["b_g2"], b_scalars, "b_g2")
@@ -176,11 +188,7 @@ def prove(
                 with phase(f"msm_{name}"):
                     results[name] = backend.msm_g1(bases[name], scalars, name).to_points()[0]
                 progress.step(f"msm_{name}")
-            if b_g2_future is None:
-                with phase("msm_b_g2"):
-                    b_g2_sum = backend.msm_g2(bases["b_g2"], b_scalars, "b_g2").to_points()[0]
-            else:
-                b_g2_sum = b_g2_future.result().to_points()[0]
+            b_g2_sum = (msm_b_g2() if b_g2_future is None else b_g2_future.result()).to_points()[0]
             progress.step("msm_b_g2")
 
         with phase("assemble"):
@@ -188,19 +196,20 @@ def prove(
         progress.step("assemble")
     except BaseException:
         with contextlib.suppress(Exception):  # the phase's own error is the one to report
-            _release(backend, b_g2_backend, bases, pinned)
+            _release(backend, bases, pinned)
         raise
 
     with phase("unpin"):
-        _release(backend, b_g2_backend, bases, pinned)
+        _release(backend, bases, pinned)
     progress.step("unpin")
-    return ProofResult(proof, limbs_to_ints(witness[1:num_inputs]))
+    circuit_rows = matrices.num_constraints - num_inputs
+    return ProofResult(proof, limbs_to_ints(witness[1:num_inputs]), circuit_rows)
 
 
-def _release(backend: Backend, b_g2_backend: Backend, bases: dict, pinned: object) -> None:
+def _release(backend: Backend, bases: dict, pinned: object) -> None:
     """Free the proof's uploads (each by the backend that made it) and undo its pinning."""
     for name, handle in bases.items():
-        (b_g2_backend if name == "b_g2" else backend).release(handle)
+        (backend.b_g2 if name == "b_g2" else backend).release(handle)
     backend.unpin(pinned)
 
 

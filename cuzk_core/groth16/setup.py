@@ -12,10 +12,10 @@ import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from cuzk_core.backend import reference_fixed_base_g1, reference_fixed_base_g2
 from cuzk_core.curve.g1 import G1_GENERATOR, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2_GENERATOR, g2_fixed_base_batch
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.field.fr import fr_inv
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey, query_density

@@ -18,9 +18,9 @@ from host_build import build_harness
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
 from cuzk_backend_gpu import fixed_base
-from cuzk_core.backend import reference_fixed_base_g1, reference_fixed_base_g2
 from cuzk_core.curve.g1 import G1_GENERATOR
 from cuzk_core.curve.g2 import G2_GENERATOR
+from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
 from cuzk_core.timing import Timer

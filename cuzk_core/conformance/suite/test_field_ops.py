@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from cuzk_core.backend import BackendInfo
 from cuzk_core.conformance.checks import (
     SCALAR_KINDS,
     Subject,
@@ -17,6 +16,7 @@ from cuzk_core.conformance.checks import (
     random_r1cs,
     random_scalars,
 )
+from cuzk_core.hookspecs import BackendInfo
 
 SIZES = (255, 256, 1025, 1 << 16)
 

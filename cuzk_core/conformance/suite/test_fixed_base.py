@@ -17,9 +17,9 @@ from cuzk_core.conformance.checks import (
     TinyCircuit,
     check_fixed_base,
     random_scalars,
-    synthesizer,
 )
 from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import NativeCircuit
 
 LARGE = {"g1": 1 << 12, "g2": 1 << 10}
 """Scalars an accelerator multiplies against the reference (whose G2 takes ~1 ms a scalar)."""
@@ -44,7 +44,7 @@ def test_large(cuzk_subject: Subject, cuzk_rng: random.Random, group: str) -> No
 def _reference_key(reference: Backend) -> tuple[TinyCircuit, bytes]:
     """The circuit and the reference's parameters for it (no backend: the core's own path)."""
     circuit = TinyCircuit(5, steps=6)
-    key = generate_parameters(synthesizer(reference, circuit)()[0], seed=11)
+    key = generate_parameters(NativeCircuit(circuit).assign(reference).matrices, seed=11)
     return circuit, key.to_bytes()
 
 
@@ -54,5 +54,7 @@ def test_setup_through_the_backend(cuzk_subject: Subject, case: str) -> None:
     reference's bytes."""
     circuit, want = _reference_key(cuzk_subject.reference)
     backend = cuzk_subject.backend()
-    key = generate_parameters(synthesizer(backend, circuit)()[0], seed=11, backend=backend)
+    key = generate_parameters(
+        NativeCircuit(circuit).assign(backend).matrices, seed=11, backend=backend
+    )
     assert key.to_bytes() == want

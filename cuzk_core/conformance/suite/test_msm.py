@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cuzk_core.backend import Backend, BackendInfo
+from cuzk_core.backend import Backend
 from cuzk_core.conformance.checks import (
     GROUPS,
     REFERENCE,
@@ -21,6 +21,7 @@ from cuzk_core.conformance.checks import (
     random_scalars,
 )
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.hookspecs import BackendInfo
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 
 R = FR_MODULUS

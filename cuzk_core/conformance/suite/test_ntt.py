@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from cuzk_core.backend import BackendInfo
 from cuzk_core.conformance.checks import (
     Subject,
     check_transform,
@@ -17,6 +16,7 @@ from cuzk_core.conformance.checks import (
     random_scalars,
 )
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
+from cuzk_core.hookspecs import BackendInfo
 
 LOG_SIZES = (8, 10, 16)
 TRANSFORMS = (

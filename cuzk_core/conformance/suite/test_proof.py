@@ -14,11 +14,11 @@ from cuzk_core.conformance.checks import (
     REFERENCE,
     Subject,
     check_proof,
-    synthesizer,
 )
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 
 PROFILES = {
     "defaults": {},
@@ -42,8 +42,8 @@ PROFILES = {
 def _reference_proof(reference: Backend) -> tuple[PorepLite, ProvingKey, bytes]:
     """The circuit, its key and the reference's proof bytes, made once."""
     circuit = PorepLite(challenges=1, depth=2, seed=5)
-    key = generate_parameters(synthesizer(reference, circuit)()[0], seed=11)
-    proof = prove(reference, synthesizer(reference, circuit), lambda: key, seed=PROOF_SEED)
+    key = generate_parameters(NativeCircuit(circuit).assign(reference).matrices, seed=11)
+    proof = prove(reference, NativeCircuit(circuit), LoadedKey(key), seed=PROOF_SEED)
     return circuit, key, proof.proof.to_bytes()
 
 

@@ -1,6 +1,6 @@
 """The fastcpu backend's hook implementations (entry point ``fastcpu`` in group ``cuzk``).
 
-Every hook answers only when ``ctx.backend`` is ``"fastcpu"``. Results equal the reference CPU
+Results equal the reference CPU
 backend's bit for bit: MSM sums, NTTs and products mod r are unique, so any correct algorithm
 gives the same canonical limbs.
 """
@@ -12,19 +12,15 @@ from typing import Any
 import numpy as np
 
 from cuzk_core import hookimpl
-from cuzk_core.backend import BackendContext, BackendInfo, Synthesized
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 
 from . import BACKEND_NAME, __version__, kernels
 
 _R = FR_MODULUS
-
-
-def _ours(ctx: BackendContext) -> bool:
-    return ctx.backend == BACKEND_NAME
 
 
 @hookimpl
@@ -48,31 +44,31 @@ def cuzk_alloc_host(
     ctx: BackendContext, shape: tuple[int, ...], dtype: str, purpose: str
 ) -> np.ndarray | None:
     """A zeroed numpy array: the CPU computes where the data is."""
-    return np.zeros(shape, dtype=dtype) if _ours(ctx) else None
+    return np.zeros(shape, dtype=dtype)
 
 
 @hookimpl
 def cuzk_pin(ctx: BackendContext, arrays: list[np.ndarray], purpose: str) -> Any:
     """Nothing to pin on a CPU backend."""
-    return "not-pinned" if _ours(ctx) else None
+    return "not-pinned"
 
 
 @hookimpl
 def cuzk_unpin(ctx: BackendContext, handle: Any) -> bool | None:
     """Nothing was pinned."""
-    return True if _ours(ctx) else None
+    return True
 
 
 @hookimpl
 def cuzk_upload(ctx: BackendContext, points: G1Affines | G2Affines, purpose: str) -> Any:
     """Bases stay where they are: the MSM hooks take the canonical batch itself."""
-    return points if _ours(ctx) else None
+    return points
 
 
 @hookimpl
 def cuzk_release(ctx: BackendContext, handle: Any) -> bool | None:
     """Host arrays are freed by the garbage collector."""
-    return True if _ours(ctx) else None
+    return True
 
 
 # ---------------------------------------------------------------- synthesis
@@ -81,8 +77,6 @@ def cuzk_release(ctx: BackendContext, handle: Any) -> bool | None:
 @hookimpl
 def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized | None:
     """Run the circuit's gadgets into cuzk's constraint system (they are Python)."""
-    if not _ours(ctx):
-        return None
     cs = ConstraintSystem()
     with ctx.timer.span("gadgets"):
         circuit.synthesize(cs)
@@ -96,8 +90,6 @@ def cuzk_evaluate_r1cs(
     ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """A·z, B·z, C·z by sparse products in C."""
-    if not _ours(ctx):
-        return None
     return tuple(kernels.spmv(m, witness) for m in (matrices.a, matrices.b, matrices.c))
 
 
@@ -114,8 +106,6 @@ def cuzk_ntt(
     ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain
 ) -> np.ndarray | None:
     """Forward NTT in C."""
-    if not _ours(ctx):
-        return None
     _check_size(values, domain)
     return kernels.ntt(values, domain.omega)
 
@@ -125,8 +115,6 @@ def cuzk_intt(
     ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain
 ) -> np.ndarray | None:
     """Inverse NTT: the forward one with ω⁻¹, then a scaling by 1/n."""
-    if not _ours(ctx):
-        return None
     _check_size(values, domain)
     out = kernels.ntt(values, pow(domain.omega, -1, _R))
     return kernels.scale_by_powers(out, 1, pow(domain.size, -1, _R))
@@ -137,8 +125,6 @@ def cuzk_coset_ntt(
     ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int
 ) -> np.ndarray | None:
     """Scale coefficient i by shiftⁱ, then NTT."""
-    if not _ours(ctx):
-        return None
     _check_size(values, domain)
     scaled = kernels.scale_by_powers(kernels.as_scalars(values).copy(), shift)
     return kernels.ntt(scaled, domain.omega)
@@ -149,8 +135,6 @@ def cuzk_coset_intt(
     ctx: BackendContext, values: np.ndarray, domain: EvaluationDomain, shift: int
 ) -> np.ndarray | None:
     """Inverse NTT, then scale coefficient i by shift⁻ⁱ (with the 1/n folded in)."""
-    if not _ours(ctx):
-        return None
     _check_size(values, domain)
     out = kernels.ntt(values, pow(domain.omega, -1, _R))
     return kernels.scale_by_powers(out, pow(shift, -1, _R), pow(domain.size, -1, _R))
@@ -161,8 +145,6 @@ def cuzk_quotient_pointwise(
     ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: int
 ) -> np.ndarray | None:
     """(a·b − c)·scale elementwise in C."""
-    if not _ours(ctx):
-        return None
     return kernels.quotient(a, b, c, scale)
 
 
@@ -180,7 +162,7 @@ def cuzk_msm_g1(
     ctx: BackendContext, bases: G1Affines, scalars: np.ndarray, window_bits: int | None, label: str
 ) -> G1Affines | None:
     """G1 MSM: batch-affine Pippenger in C, windows spread over threads."""
-    return _msm(ctx, bases, scalars, window_bits, label) if _ours(ctx) else None
+    return _msm(ctx, bases, scalars, window_bits, label)
 
 
 @hookimpl
@@ -188,4 +170,4 @@ def cuzk_msm_g2(
     ctx: BackendContext, bases: G2Affines, scalars: np.ndarray, window_bits: int | None, label: str
 ) -> G2Affines | None:
     """G2 MSM: the same algorithm over Fq2."""
-    return _msm(ctx, bases, scalars, window_bits, label) if _ours(ctx) else None
+    return _msm(ctx, bases, scalars, window_bits, label)

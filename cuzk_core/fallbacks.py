@@ -1,0 +1,56 @@
+"""The core's answers for the optional hooks, registered ``trylast`` in every backend's manager.
+
+A backend that leaves an optional hook out (or returns None from it) gets these: nothing to
+prepare, the plain-Python fixed-base reference (which any implementation must match bit for
+bit), and the host clock. ``cuzk_device_memory`` has none: a host-only backend has no device.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuzk_core import hookimpl
+from cuzk_core.bench.clock import Clock, HostClock
+from cuzk_core.curve.g1 import G1Affine, g1_fixed_base_batch
+from cuzk_core.curve.g2 import G2Affine, g2_fixed_base_batch
+from cuzk_core.hookspecs import BackendContext
+from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
+
+NAME = "cuzk-fallbacks"
+"""The name the fallbacks are registered under in each backend's manager."""
+BACKEND_SLOT = "backend"
+"""The name each backend's own plugin is registered under in its manager."""
+
+
+def reference_fixed_base_g1(base: G1Affine, scalars: np.ndarray) -> G1Affines:
+    """``scalarᵢ·base`` in G1 by the core's plain-Python fixed-base method (the oracle)."""
+    return G1Affines.from_points(g1_fixed_base_batch(base, limbs_to_ints(scalars)))
+
+
+def reference_fixed_base_g2(base: G2Affine, scalars: np.ndarray) -> G2Affines:
+    """``scalarᵢ·base`` in G2 by the core's plain-Python fixed-base method (the oracle)."""
+    return G2Affines.from_points(g2_fixed_base_batch(base, limbs_to_ints(scalars)))
+
+
+@hookimpl(trylast=True)
+def cuzk_prepare(ctx: BackendContext) -> bool:
+    """Nothing to prepare."""
+    return False
+
+
+@hookimpl(trylast=True)
+def cuzk_fixed_base_g1(ctx: BackendContext, base: G1Affine, scalars: np.ndarray) -> G1Affines:
+    """The reference fixed-base multiples in G1."""
+    return reference_fixed_base_g1(base, scalars)
+
+
+@hookimpl(trylast=True)
+def cuzk_fixed_base_g2(ctx: BackendContext, base: G2Affine, scalars: np.ndarray) -> G2Affines:
+    """The reference fixed-base multiples in G2."""
+    return reference_fixed_base_g2(base, scalars)
+
+
+@hookimpl(trylast=True)
+def cuzk_bench_clock(ctx: BackendContext) -> Clock:
+    """The host's ``perf_counter``."""
+    return HostClock()

@@ -1,0 +1,102 @@
+"""What :func:`~cuzk_core.groth16.prover.prove` proves and with which key.
+
+A witness source gives the prover an :class:`Assignment` (constraint rows with Groth16's input
+rows, the full witness, whether C rows exist); a key source gives the proving key and says how H
+is computed for it. The prover does the bookkeeping between them, so callers only choose:
+``prove(backend, NativeCircuit(circuit), ParamsFile(path))``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import attrs
+import numpy as np
+
+from cuzk_core.groth16 import files
+from cuzk_core.groth16.keys import ProvingKey
+from cuzk_core.groth16.qap import BELLPERSON, QuotientConvention, with_input_rows
+from cuzk_core.r1cs import R1CSMatrices
+
+if TYPE_CHECKING:
+    from cuzk_core.backend import Backend
+
+
+@attrs.frozen(eq=False)
+class Assignment:
+    """Constraint rows (Groth16's input rows included) and the witness ``z = [1, inputs…, aux…]``.
+
+    ``has_c=False``: the rows carry no C (a snarkjs zkey stores none); the prover then takes c
+    as a ⊙ b, which a satisfying witness makes equal, and cannot check the witness.
+    """
+
+    matrices: R1CSMatrices
+    witness: np.ndarray
+    has_c: bool = True
+
+
+class WitnessSource(Protocol):
+    """Anything that can give the prover an assignment on a backend."""
+
+    def assign(self, backend: Backend) -> Assignment:
+        """The rows and witness to prove (runs inside the ``synthesis`` phase)."""
+        ...
+
+
+class KeySource(Protocol):
+    """A proving key to load (inside the ``load_params`` phase) and its H convention."""
+
+    convention: QuotientConvention
+
+    def load(self, backend: Backend) -> ProvingKey:
+        """The proving key, its buffers allocated as the backend's profile says."""
+        ...
+
+
+@attrs.frozen
+class NativeCircuit:
+    """A circuit written with the gadget DSL: the backend's synthesis hook runs it."""
+
+    circuit: Any
+
+    def assign(self, backend: Backend) -> Assignment:
+        """Synthesize on ``backend`` and add the input rows."""
+        synthesized = backend.synthesize(self.circuit)
+        return Assignment(with_input_rows(synthesized.matrices), synthesized.witness)
+
+
+@attrs.frozen(eq=False)
+class R1CSWitness:
+    """Constraint matrices without the input rows (a circom .r1cs) and a full witness."""
+
+    matrices: R1CSMatrices
+    witness: np.ndarray
+
+    def assign(self, backend: Backend) -> Assignment:
+        """The matrices with the input rows added."""
+        return Assignment(with_input_rows(self.matrices), self.witness)
+
+
+@attrs.frozen
+class ParamsFile:
+    """bellperson Parameters (``params.bin``, as ``cuzk setup`` writes them)."""
+
+    path: Path
+    convention: QuotientConvention = BELLPERSON
+
+    def load(self, backend: Backend) -> ProvingKey:
+        """Read and check the file."""
+        return files.read_params(self.path)
+
+
+@attrs.frozen(eq=False)
+class LoadedKey:
+    """A proving key already in memory (made by setup in this process, or kept resident)."""
+
+    key: ProvingKey
+    convention: QuotientConvention = BELLPERSON
+
+    def load(self, backend: Backend) -> ProvingKey:
+        """The key itself."""
+        return self.key

@@ -1,0 +1,154 @@
+"""The circom and snarkjs use-cases: prove a snarkjs zkey, or make and use cuzk's own parameters
+for a circom circuit, and check a witness against its circuit.
+
+``zkey_job`` proves with a snarkjs proving key (snarkjs's H convention, roots from 5);
+``setup_r1cs`` and ``params_job`` make and use cuzk parameters for a circom circuit (bellperson's
+convention). Either proof is one ``snarkjs groth16 verify`` accepts once written as proof.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from cuzk_core.backend import Backend
+from cuzk_core.errors import FormatError
+from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
+from cuzk_core.groth16.prover import first_unsatisfied
+from cuzk_core.groth16.qap import SNARKJS, QuotientConvention, with_input_rows
+from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import (
+    Assignment,
+    KeySource,
+    ParamsFile,
+    R1CSWitness,
+    WitnessSource,
+)
+from cuzk_core.interop.r1cs import CircomR1CS, read_r1cs
+from cuzk_core.interop.wtns import read_wtns
+from cuzk_core.interop.zkey import Zkey, key_allocator
+from cuzk_core.progress import Progress
+
+CIRCOM_CIRCUIT = "circom-r1cs"
+"""The circuit name ``setup --r1cs`` records in circuit.json."""
+
+
+@attrs.frozen
+class CircomJob:
+    """What a circom proof needs: the witness source, the key, and the verifying key it checks
+    against; ``label`` names the circuit for messages."""
+
+    source: WitnessSource
+    key: KeySource
+    vk: VerifyingKey
+    label: str
+
+
+@attrs.frozen(eq=False)
+class ZkeyWitness:
+    """A witness proven against a zkey's own rows: A and B with the input rows, no C."""
+
+    zkey: Zkey
+    witness: np.ndarray
+
+    def assign(self, backend: Backend) -> Assignment:
+        """The zkey's coefficient rows and the witness (unchecked: there are no C rows)."""
+        return Assignment(self.zkey.matrices(), self.witness, has_c=False)
+
+
+@attrs.frozen
+class ZkeyFile:
+    """A snarkjs Groth16 proving key: H at the odd points of the 2n domain."""
+
+    zkey: Zkey
+    convention: QuotientConvention = SNARKJS
+
+    def load(self, backend: Backend) -> ProvingKey:
+        """The bases, converted into buffers the profile's key storage asks for."""
+        return self.zkey.proving_key(key_allocator(backend))
+
+
+def witness_for(path: str | Path, num_wires: int, against: str) -> np.ndarray:
+    """The witness in ``path``, checked to have one value per wire of ``against``."""
+    witness = read_wtns(path)
+    if len(witness) != num_wires:
+        raise FormatError(
+            f"{path}: the witness has {len(witness)} values, {against} has {num_wires} "
+            "(a witness for another circuit?)"
+        )
+    return witness
+
+
+def r1cs_digest(path: Path) -> str:
+    """sha256 of a circuit file, so parameters can tell which circuit they were made for."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def circuit_record(r1cs: CircomR1CS) -> dict[str, Any]:
+    """What circuit.json says about a circom circuit, so prove can tell it was this one."""
+    return {
+        "circuit": CIRCOM_CIRCUIT,
+        "r1cs_sha256": r1cs_digest(r1cs.path),
+        "wires": r1cs.num_wires,
+        "public": r1cs.num_public,
+        "constraints": r1cs.num_constraints,
+    }
+
+
+def zkey_job(zkey_path: str, wtns_path: str, r1cs_path: str | None = None) -> CircomJob:
+    """Prove a witness with a snarkjs zkey; with the circuit's .r1cs the witness is checked too."""
+    zkey = Zkey(zkey_path)
+    header = zkey.header
+    witness = witness_for(wtns_path, header.num_vars, f"the zkey {zkey_path}")
+    source: WitnessSource = ZkeyWitness(zkey, witness)
+    if r1cs_path is not None:
+        r1cs = read_r1cs(r1cs_path)
+        if (r1cs.num_wires, r1cs.num_public) != (header.num_vars, header.num_public):
+            raise FormatError(
+                f"{r1cs_path}: {r1cs.num_wires} wires and {r1cs.num_public} public signals, but "
+                f"{zkey_path} has {header.num_vars} and {header.num_public}: not the same circuit"
+            )
+        source = R1CSWitness(r1cs.matrices, witness)
+    return CircomJob(source, ZkeyFile(zkey), zkey.verifying_key(), str(zkey_path))
+
+
+def params_job(folder: Path, r1cs_path: str, wtns_path: str) -> CircomJob:
+    """Prove a circom witness with parameters ``cuzk setup --r1cs`` made for the same circuit."""
+    spec = params_dir.read_circuit_spec(folder)
+    r1cs = read_r1cs(r1cs_path)
+    if spec.get("circuit") != CIRCOM_CIRCUIT or spec.get("r1cs_sha256") != r1cs_digest(r1cs.path):
+        raise FormatError(
+            f"{folder / params_dir.CIRCUIT_FILE}: these parameters were made for another circuit "
+            f"than {r1cs_path} (run `cuzk setup --r1cs {r1cs_path} --out DIR`)"
+        )
+    witness = witness_for(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
+    vk = files.read_vk(folder / params_dir.VK_FILE)
+    source = R1CSWitness(r1cs.matrices, witness)
+    return CircomJob(source, ParamsFile(folder / params_dir.PARAMS_FILE), vk, str(r1cs_path))
+
+
+def setup_r1cs(
+    r1cs_path: str, backend: Backend, seed: int | None, progress: Progress
+) -> tuple[ProvingKey, dict[str, Any]]:
+    """cuzk parameters for a circom circuit, and the circuit.json record that names it."""
+    r1cs = read_r1cs(r1cs_path)
+    matrices = with_input_rows(r1cs.matrices)
+    pk = generate_parameters(matrices, seed=seed, progress=progress, backend=backend)
+    return pk, circuit_record(r1cs)
+
+
+def check_witness(r1cs_path: str, wtns_path: str, backend: Backend) -> tuple[int, int | None]:
+    """The circuit's constraint count, and the first constraint the witness breaks (or None)."""
+    r1cs = read_r1cs(r1cs_path)
+    witness = witness_for(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
+    a, b, c = backend.evaluate_r1cs(r1cs.matrices, witness)
+    return r1cs.num_constraints, first_unsatisfied(a, b, c)
