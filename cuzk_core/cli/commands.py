@@ -193,8 +193,8 @@ def _naming_witness(path: str | None) -> Iterator[None]:
         raise UnsatisfiedWitness(f"{path}: {exc}") from None
 
 
-def _print_written(folder: Path, names: list[str], extras: list[str] = ()) -> None:
-    paths = [str(folder / name) for name in names] + [str(p) for p in extras]
+def _print_written(folder: Path, names: list[str], extras: list[str] | None = None) -> None:
+    paths = [str(folder / name) for name in names] + [str(p) for p in extras or ()]
     print("wrote " + ", ".join(paths))
 
 

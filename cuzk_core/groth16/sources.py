@@ -47,7 +47,10 @@ class WitnessSource(Protocol):
 class KeySource(Protocol):
     """A proving key to load (inside the ``load_params`` phase) and its H convention."""
 
-    convention: QuotientConvention
+    @property
+    def convention(self) -> QuotientConvention:
+        """How H is computed for this key (the convention it was made for)."""
+        ...
 
     def load(self, backend: Backend) -> ProvingKey:
         """The proving key, its buffers allocated as the backend's profile says."""
