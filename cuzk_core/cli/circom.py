@@ -21,6 +21,7 @@ from cuzk_core.backend import Backend
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.key_sources import ParamsFile, ZkeyFile, stderr_log
 from cuzk_core.groth16.keys import VerifyingKey
 from cuzk_core.groth16.prover import (
     PROVE_STEPS,
@@ -34,7 +35,7 @@ from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
 from cuzk_core.interop.r1cs import CircomR1CS, read_r1cs
 from cuzk_core.interop.snarkjs_json import proof_to_json, vk_to_json, write_vk_json
 from cuzk_core.interop.wtns import read_wtns
-from cuzk_core.interop.zkey import Zkey, key_allocator
+from cuzk_core.interop.zkey import Zkey
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.progress import Progress
@@ -47,6 +48,11 @@ SNARKJS_VK_FILE = "verification_key.json"
 
 def _backend(args: argparse.Namespace, timer: Timer) -> Backend:
     return load_plugins().backend(load_profile(args.profile), timer)
+
+
+def _key_log(args: argparse.Namespace):
+    """Where key-cache notes go: stderr, or nowhere with --quiet."""
+    return (lambda message: None) if args.quiet else stderr_log
 
 
 def _progress(args: argparse.Namespace, label: str, total: int) -> Progress:
@@ -157,7 +163,7 @@ def _prove_zkey(args: argparse.Namespace) -> int:
         result = run_prover(
             backend,
             synthesize,
-            lambda: zkey.proving_key(key_allocator(backend)),
+            lambda: ZkeyFile(zkey, _key_log(args)).load(backend),
             seed=args.seed,
             progress=progress,
             convention=SNARKJS,
@@ -187,7 +193,7 @@ def _prove_params(args: argparse.Namespace) -> int:
         result = run_prover(
             backend,
             lambda: (with_input_rows(r1cs.matrices), witness),
-            lambda: files.read_params(folder / params_dir.PARAMS_FILE),
+            lambda: ParamsFile(folder / params_dir.PARAMS_FILE, _key_log(args)).load(backend),
             seed=args.seed,
             progress=progress,
             convention=BELLPERSON,

@@ -15,6 +15,7 @@ from cuzk_core.cli import backend_check, circom
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.key_sources import ParamsFile, stderr_log
 from cuzk_core.groth16.prover import PROVE_STEPS
 from cuzk_core.groth16.prover import prove as run_prover
 from cuzk_core.groth16.qap import with_input_rows
@@ -29,6 +30,11 @@ from cuzk_core.timing import Timer
 
 def _progress(args: argparse.Namespace, label: str, total: int) -> Progress:
     return Progress(label, total, enabled=False if args.quiet else None)
+
+
+def key_log(args: argparse.Namespace):
+    """Where key-cache notes (conversions, rebuilds) go: stderr, or nowhere with --quiet."""
+    return (lambda message: None) if args.quiet else stderr_log
 
 
 def circuit_spec(args: argparse.Namespace) -> dict[str, Any]:
@@ -80,7 +86,8 @@ def setup(args: argparse.Namespace) -> int:
     pk = _make_params(backend, circuit, args.seed, progress)
     progress.close()
     params_dir.write_params_dir(Path(args.out), pk, {"circuit": circuit.name, **circuit.knobs()})
-    print(f"wrote {args.out}/{params_dir.PARAMS_FILE} and {args.out}/{params_dir.VK_FILE}")
+    out = f"{args.out}/{params_dir.PARAMS_FILE}"
+    print(f"wrote {out}, its key cache {out}.cuzkkey and {args.out}/{params_dir.VK_FILE}")
     return 0
 
 
@@ -120,7 +127,7 @@ def prove(args: argparse.Namespace) -> int:
         result = run_prover(
             backend,
             synthesizer(backend, circuit),
-            lambda: files.read_params(params_file),
+            lambda: ParamsFile(params_file, key_log(args)).load(backend),
             seed=args.seed,
             progress=progress,
         )

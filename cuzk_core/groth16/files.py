@@ -22,10 +22,11 @@ _G2 = bulk.G2_UNCOMPRESSED
 class _Reader:
     """A cursor over a file's bytes whose errors name the file and the field being read."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, data: bytes | None = None) -> None:
+        """Read ``path``, or take ``data`` as (the start of) its bytes."""
         self.path = path
         try:
-            self.data = path.read_bytes()
+            self.data = path.read_bytes() if data is None else data
         except FileNotFoundError:
             raise FormatError(f"{path}: no such file") from None
         except OSError as exc:
@@ -81,6 +82,12 @@ def _read_vk(reader: _Reader) -> VerifyingKey:
     if not ic:
         raise FormatError(f"{reader.path}: the verifying key has no IC points")
     return VerifyingKey(alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic)
+
+
+def vk_from_bytes(path: Path, data: bytes) -> VerifyingKey:
+    """Decode and check the verifying key at the start of ``data`` (bytes of ``path``); the
+    bytes it took are ``len(vk.to_bytes())``."""
+    return _read_vk(_Reader(path, data))
 
 
 def read_vk(path: str | Path) -> VerifyingKey:
