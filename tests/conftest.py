@@ -19,6 +19,15 @@ def rng() -> random.Random:
     return random.Random(seed)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory):
+    """Key caches and generated parameters go to a temporary folder, never ~/.cache/cuzk
+    (subprocesses inherit it through the environment)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CUZK_CACHE_DIR", str(tmp_path_factory.mktemp("cuzk-cache")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def cpu():
     """The CPU reference backend through the façade the prover uses."""

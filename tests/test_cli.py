@@ -50,9 +50,9 @@ def run_verify(folder: Path, capsys, **paths) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_setup_writes_bellperson_files(small_params):
+def test_setup_writes_bellperson_files_and_the_key_cache(small_params):
     names = sorted(p.name for p in small_params.iterdir())
-    assert names == ["circuit.json", "params.bin", "vk.bin"]
+    assert names == ["circuit.json", "params.bin", "params.bin.cuzkkey", "vk.bin"]
     spec = json.loads((small_params / "circuit.json").read_text())
     assert spec == {"circuit": "porep-lite", "challenges": 1, "depth": 3, "seed": 0}
 

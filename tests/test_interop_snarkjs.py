@@ -16,15 +16,22 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import attrs
+import numpy as np
 import pytest
 
 from cuzk_core.cli import main
 from cuzk_core.curve.g2 import G2_GENERATOR
-from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.errors import FormatError
+from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
+from cuzk_core.field.fq import fq_sqrt
+from cuzk_core.groth16.key_cache import QUERIES, read_header
+from cuzk_core.groth16.key_convert import zkey_to_cache
+from cuzk_core.groth16.key_sources import open_cache
 from cuzk_core.interop.fields import BN128_Q, BN128_R
 from cuzk_core.interop.snarkjs_json import vk_to_json
 from cuzk_core.interop.zkey import Zkey
 from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import KeyStorage
 
 REPO = Path(__file__).resolve().parents[1]
 CIRCOM = REPO / "tests" / "circom"
@@ -403,3 +410,36 @@ def test_zkey_reader_matches_snarkjs_export(circuits, name):
     header = zkey.header
     assert len(pk.a) == len(pk.b_g2) == header.num_vars and len(pk.h) == header.domain_size
     assert pk.dense_ab
+
+
+def test_a_zkey_converts_into_the_key_cache_once(circuits, tmp_path: Path):
+    zkey = Zkey(circuits["many_public"].zkey)
+    cache = tmp_path / "k.cuzkkey"
+    zkey_to_cache(zkey, cache)
+    header = read_header(cache)
+    assert header.source_kind == "zkey" and header.dense_ab
+    for storage in (KeyStorage.HOST, KeyStorage.MMAP):
+        loaded = open_cache(cache, header, zkey.path, storage, lambda s, d, p: np.zeros(s, d))
+        direct = zkey.proving_key()
+        assert all(getattr(loaded, q).equals(getattr(direct, q)) for q, _ in QUERIES)
+        assert loaded.vk.to_bytes() == direct.vk.to_bytes() and loaded.dense_ab
+
+
+def test_a_zkey_whose_vk_point_is_outside_the_subgroup_is_refused(circuits, tmp_path: Path):
+    built = circuits["many_public"]
+    zkey = Zkey(built.zkey)
+    x = 5  # a point of E(Fq) outside the order-r subgroup (the cofactor is not 1)
+    while (y := fq_sqrt((x**3 + 4) % FQ_MODULUS)) is None:
+        x += 1
+    mont = [(c << 384) % FQ_MODULUS for c in (x, y)]
+    header = zkey.container.sections[2][0]
+    data = bytearray(built.zkey.read_bytes())
+    alpha = header.offset + 4 + 48 + 4 + 32 + 12  # after n8q, q, n8r, r, nVars, nPublic, domain
+    data[alpha : alpha + 96] = b"".join(c.to_bytes(48, "little") for c in mont)
+    bad = tmp_path / "bad.zkey"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match=r"bad\.zkey: alpha_1 is not in the order-r subgroup"):
+        zkey_to_cache(Zkey(bad), tmp_path / "k.cuzkkey")
+    assert not (tmp_path / "k.cuzkkey").exists()
+    code, _, stderr = cuzk("prove", "--zkey", bad, "--wtns", built.wtns, "--out", tmp_path / "o")
+    assert code == 2 and "alpha_1 is not in the order-r subgroup" in stderr

@@ -229,6 +229,8 @@ class Memory:
         for array in arrays:
             if array.nbytes == 0 or not array.flags.c_contiguous or PINNED.covers(array):
                 continue
+            if not array.flags.writeable:  # a key cache's read-only memmap (key_storage mmap)
+                continue
             handle = self.gpu.adapter.register(array)
             PINNED.add(_address(array), array.nbytes)
             registration.entries.append((_address(array), handle))
@@ -333,9 +335,16 @@ class Memory:
             resident = self.gpu.cache("resident")
             cached = resident.get(points)
             if cached is None:
+                self._ensure_fits(points, storage)
                 cached = resident[points] = self.upload_points(profile, points, resident=True)
             return cached
+        self._ensure_fits(points, storage)
         return self.upload_points(profile, points, resident=False)
+
+    def _ensure_fits(self, points: G1Affines | G2Affines, storage: KeyStorage) -> None:
+        """Refuse, with the sizes, bases that cannot fit before any of them is copied."""
+        what = f"{len(points)} {group_of(points).upper()} bases (key_storage {storage.value})"
+        self.gpu.ensure_fits(points.coords.nbytes, what)
 
     def release(self, handle: Any) -> None:
         """Free a per-proof upload now (after its copy, if one is still in flight); resident

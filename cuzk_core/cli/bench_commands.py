@@ -28,7 +28,7 @@ from cuzk_core.bench.trace import memory_line, read_trace, render_png, waterfall
 from cuzk_core.cli import commands
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import params_dir
-from cuzk_core.groth16.sources import ParamsFile
+from cuzk_core.groth16.key_sources import ParamsFile
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import MSM_NAMES, load_profile
 from cuzk_core.progress import Progress

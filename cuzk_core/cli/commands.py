@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +17,13 @@ from cuzk_core.cli import backend_check
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.key_cache import SUFFIX as KEY_CACHE_SUFFIX
+from cuzk_core.groth16.key_sources import ParamsFile, stderr_log
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.prover import PROVE_STEPS, UnsatisfiedWitness
 from cuzk_core.groth16.prover import prove as run_prover
 from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
-from cuzk_core.groth16.sources import NativeCircuit, ParamsFile
+from cuzk_core.groth16.sources import NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.interop import circom
 from cuzk_core.interop.snarkjs_json import (
@@ -37,10 +39,22 @@ from cuzk_core.progress import Progress
 from cuzk_core.timing import Timer
 
 SNARKJS_VK_FILE = "verification_key.json"
+_PARAMS_FILES = [
+    params_dir.PARAMS_FILE,
+    params_dir.PARAMS_FILE + KEY_CACHE_SUFFIX,
+    params_dir.VK_FILE,
+    params_dir.CIRCUIT_FILE,
+]
+"""What ``cuzk setup`` writes into its folder."""
 
 
 def _progress(args: argparse.Namespace, label: str, total: int) -> Progress:
     return Progress(label, total, enabled=False if args.quiet else None)
+
+
+def key_log(args: argparse.Namespace) -> Callable[[str], None]:
+    """Where key-cache notes (conversions, rebuilds) go: stderr, or nowhere with --quiet."""
+    return (lambda message: None) if args.quiet else stderr_log
 
 
 def circuit_spec(args: argparse.Namespace) -> dict[str, Any]:
@@ -80,15 +94,14 @@ def setup(args: argparse.Namespace) -> int:
         progress.close()
         params_dir.write_params_dir(folder, pk, record)
         write_vk_json(folder / SNARKJS_VK_FILE, pk.vk)
-        written = [params_dir.PARAMS_FILE, params_dir.VK_FILE, params_dir.CIRCUIT_FILE]
-        _print_written(folder, [*written, SNARKJS_VK_FILE])
+        _print_written(folder, [*_PARAMS_FILES, SNARKJS_VK_FILE])
         return 0
     circuit = build_circuit(circuit_spec(args))
     progress = _progress(args, "setup", SETUP_STEPS + 1)
     pk = _make_params(backend, circuit, args.seed, progress)
     progress.close()
     params_dir.write_params_dir(folder, pk, {"circuit": circuit.name, **circuit.knobs()})
-    _print_written(folder, [params_dir.PARAMS_FILE, params_dir.VK_FILE, params_dir.CIRCUIT_FILE])
+    _print_written(folder, _PARAMS_FILES)
     return 0
 
 
@@ -122,7 +135,7 @@ def _native_job(args: argparse.Namespace) -> circom.CircomJob:
         circuit = build_circuit(circuit_spec(args))
         folder = cached_params(circuit, args)
     vk = files.read_vk(folder / params_dir.VK_FILE)
-    key = ParamsFile(folder / params_dir.PARAMS_FILE)
+    key = ParamsFile(folder / params_dir.PARAMS_FILE, key_log(args))
     return circom.CircomJob(NativeCircuit(circuit), key, vk, _circuit_label(circuit))
 
 
@@ -133,10 +146,10 @@ def _circom_job(args: argparse.Namespace) -> circom.CircomJob:
     if args.zkey is not None:
         if args.params is not None:
             raise CuzkError("--zkey is a proving key already: leave out --params")
-        return circom.zkey_job(args.zkey, args.wtns, args.r1cs)
+        return circom.zkey_job(args.zkey, args.wtns, args.r1cs, key_log(args))
     if args.r1cs is None or args.params is None:
         raise CuzkError("--wtns needs --zkey, or --r1cs with --params (from `cuzk setup --r1cs`)")
-    return circom.params_job(Path(args.params), args.r1cs, args.wtns)
+    return circom.params_job(Path(args.params), args.r1cs, args.wtns, key_log(args))
 
 
 def prove(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from cuzk_core import __version__
-from cuzk_core.cli import backend_check, bench_commands, commands
+from cuzk_core.cli import backend_check, bench_commands, cache_commands, commands
 
 
 def _seed(text: str) -> int:
@@ -94,4 +94,5 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench_commands.add_bench_parser(sub, _add_circuit_options, _seed)
     bench_commands.add_trace_parser(sub)
+    cache_commands.add_cache_parser(sub)
     return parser

@@ -39,22 +39,25 @@ def _limbs_to_be(limbs: np.ndarray) -> np.ndarray:
     return raw.reshape(*limbs.shape[:-1], _FQ)[..., ::-1]
 
 
-def _split_flags(raw: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """Check and strip the flag bits of each encoding; return (infinity mask, cleaned bytes)."""
+def _split_flags(raw: np.ndarray, what: str, first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Check and strip the flag bits of each encoding; return (infinity mask, cleaned bytes).
+
+    Errors number the points from ``first`` (the batch's index in a larger one)."""
     flags = raw[:, 0] & 0xE0
     bad = np.nonzero((flags & (_FLAG_COMPRESSED | _FLAG_SIGN)) != 0)[0]
     if len(bad):
-        raise BulkDecodingError(f"{what} {bad[0]}: bad flag bits for an uncompressed point")
+        raise BulkDecodingError(f"{what} {first + bad[0]}: bad flag bits for an uncompressed point")
     infinity = (flags & _FLAG_INFINITY) != 0
     cleaned = raw.copy()
     cleaned[:, 0] &= 0x1F
     nonzero_inf = np.nonzero(infinity & cleaned.any(axis=1))[0]
     if len(nonzero_inf):
-        raise BulkDecodingError(f"{what} {nonzero_inf[0]}: infinity flag with nonzero coordinates")
+        index = first + nonzero_inf[0]
+        raise BulkDecodingError(f"{what} {index}: infinity flag with nonzero coordinates")
     return infinity, cleaned
 
 
-def _check_on_curve(batch: G1Affines | G2Affines, off_curve, what: str) -> None:
+def _check_on_curve(batch: G1Affines | G2Affines, off_curve, what: str, first: int) -> None:
     """Every finite point has coordinates below q and satisfies its curve's equation.
 
     A key for 2^20 constraints holds ~5 million points: checked point by point in Python ints
@@ -72,31 +75,33 @@ def _check_on_curve(batch: G1Affines | G2Affines, off_curve, what: str) -> None:
         columns = range(points.shape[1])
         digits = np.stack([FQ.mul(FQ.to_digits(points[:, c]), _TO_MONTGOMERY) for c in columns])
         bad = np.nonzero(~in_range | off_curve(digits))[0]
-        return f"{what} {start + finite[bad[0]]}: not on the curve" if len(bad) else None
+        return f"{what} {first + start + finite[bad[0]]}: not on the curve" if len(bad) else None
 
     problem = first_problem(len(batch), check)
     if problem is not None:
         raise BulkDecodingError(problem)
 
 
-def g1_batch_from_uncompressed(data: bytes, what: str = "G1 point") -> G1Affines:
-    """Decode ``len(data) // 96`` points; checks flags and the curve equation (not subgroups)."""
+def g1_batch_from_uncompressed(data, what: str = "G1 point", first: int = 0) -> G1Affines:
+    """Decode ``len(data) // 96`` points (bytes or a uint8 array); checks flags and the curve
+    equation (not subgroups). Errors number the points from ``first``."""
     raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, G1_UNCOMPRESSED)
-    infinity, cleaned = _split_flags(raw, what)
+    infinity, cleaned = _split_flags(raw, what, first)
     coords = _be_to_limbs(cleaned.reshape(-1, 2, _FQ))
     batch = G1Affines(coords, infinity)
-    _check_on_curve(batch, off_curve_g1, what)
+    _check_on_curve(batch, off_curve_g1, what, first)
     return batch
 
 
-def g2_batch_from_uncompressed(data: bytes, what: str = "G2 point") -> G2Affines:
-    """Decode ``len(data) // 192`` points; checks flags and the curve equation (not subgroups)."""
+def g2_batch_from_uncompressed(data, what: str = "G2 point", first: int = 0) -> G2Affines:
+    """Decode ``len(data) // 192`` points (bytes or a uint8 array); checks flags and the curve
+    equation (not subgroups). Errors number the points from ``first``."""
     raw = np.frombuffer(data, dtype=np.uint8).reshape(-1, G2_UNCOMPRESSED)
-    infinity, cleaned = _split_flags(raw, what)
+    infinity, cleaned = _split_flags(raw, what, first)
     # on disk each coordinate is c1 then c0; the canonical layout is c0 then c1
     coords = _be_to_limbs(cleaned.reshape(-1, 2, 2, _FQ)[:, :, ::-1, :])
     batch = G2Affines(coords, infinity)
-    _check_on_curve(batch, off_curve_g2, what)
+    _check_on_curve(batch, off_curve_g2, what, first)
     return batch
 
 

@@ -15,6 +15,8 @@ from typing import Any
 from cuzk_core.errors import FormatError
 from cuzk_core.fileio import write_json_atomic
 from cuzk_core.groth16 import files
+from cuzk_core.groth16.key_cache import beside
+from cuzk_core.groth16.key_convert import PARAMS, key_to_cache
 from cuzk_core.groth16.keys import ProvingKey
 
 PARAMS_FILE = "params.bin"
@@ -23,8 +25,10 @@ CIRCUIT_FILE = "circuit.json"
 
 
 def write_params_dir(folder: Path, pk: ProvingKey, circuit: dict[str, Any]) -> None:
-    """Write the three files; each appears complete or not at all."""
+    """Write the three files and the key cache beside params.bin (so the first proof need not
+    convert it); each appears complete or not at all."""
     files.write_params(folder / PARAMS_FILE, pk)
+    key_to_cache(pk, folder / PARAMS_FILE, PARAMS, beside(folder / PARAMS_FILE))
     files.write_vk(folder / VK_FILE, pk.vk)
     write_json_atomic(folder / CIRCUIT_FILE, circuit)
 

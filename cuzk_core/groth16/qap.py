@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,7 @@ import numpy as np
 
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.field.fr import fr_batch_inverse, fr_inv, fr_root_of_unity
+from cuzk_core.field.fr import fr_inv, fr_root_of_unity
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
@@ -19,7 +18,6 @@ if TYPE_CHECKING:
     from cuzk_core.backend import Backend
 
 _R = FR_MODULUS
-_SUM_CHUNK = 1 << 20
 
 
 def _append_rows(matrix: SparseMatrix, rows: list[list[tuple[int, int]]]) -> SparseMatrix:
@@ -49,41 +47,6 @@ def with_input_rows(matrices: R1CSMatrices) -> R1CSMatrices:
         b=_append_rows(matrices.b, [[] for _ in range(n)]),
         c=_append_rows(matrices.c, [[] for _ in range(n)]),
     )
-
-
-def lagrange_at(domain: EvaluationDomain, tau: int) -> list[int]:
-    """``L_j(τ)`` for every point ``ω^j``: ``(τ^m − 1)/m · ω^j / (τ − ω^j)``."""
-    m = domain.size
-    z_tau = (pow(tau, m, _R) - 1) % _R
-    if z_tau == 0:
-        raise ValueError("τ lies in the evaluation domain")
-    points = []
-    w = 1
-    for _ in range(m):
-        points.append(w)
-        w = w * domain.omega % _R
-    inverses = fr_batch_inverse([(tau - p) % _R for p in points])
-    factor = z_tau * fr_inv(m) % _R
-    return [factor * p % _R * inv % _R for p, inv in zip(points, inverses, strict=True)]
-
-
-def column_sums(matrix: SparseMatrix, row_weights: list[int], num_vars: int) -> list[int]:
-    """``Σ_rows M[row][col] · weight[row]`` for every column: a polynomial's value at τ.
-
-    One flat pass over the stored entries, reducing each column once at the end: a key for 2^20
-    constraints has ~2^25 entries, and a tuple per entry and a reduction per product (as
-    ``matrix.rows()`` would give) cost nearly twice as much. Entries become ints a chunk at a
-    time, so the Python objects never hold more than :data:`_SUM_CHUNK` of them.
-    """
-    rows = np.repeat(np.arange(matrix.num_rows), np.diff(matrix.indptr))
-    out = [0] * num_vars
-    for start in range(0, matrix.nnz, _SUM_CHUNK):
-        part = slice(start, start + _SUM_CHUNK)
-        weights = map(row_weights.__getitem__, rows[part].tolist())
-        products = map(operator.mul, limbs_to_ints(matrix.coeffs[part]), weights)
-        for col, product in zip(matrix.cols[part].tolist(), products, strict=True):
-            out[col] += product
-    return [total % _R for total in out]
 
 
 def compute_h(

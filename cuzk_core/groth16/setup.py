@@ -12,23 +12,77 @@ import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from cuzk_core.curve.g1 import G1_GENERATOR, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2_GENERATOR, g2_fixed_base_batch
 from cuzk_core.domain import EvaluationDomain
-from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.field.fr import fr_inv
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey, query_density
-from cuzk_core.groth16.qap import column_sums, lagrange_at
-from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
+from cuzk_core.interop.montgomery import FR
+from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
 from cuzk_core.progress import NullProgress, Progress
-from cuzk_core.r1cs import R1CSMatrices
+from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 from cuzk_core.timing import Timer
 
 if TYPE_CHECKING:
     from cuzk_core.backend import Backend
 
 _R = FR_MODULUS
+
+
+def _fr_scale(values: np.ndarray, factor: int) -> np.ndarray:
+    """``values·factor mod r`` elementwise (a Montgomery product with factor·R)."""
+    digits = FR.mul(FR.to_digits(values), FR.constant(factor % _R, len(values)))
+    return FR.from_digits(digits)
+
+
+def _fr_add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b mod r`` elementwise."""
+    return FR.from_digits(FR.add(FR.to_digits(a), FR.to_digits(b)))
+
+
+def _fr_powers(base: int, count: int) -> np.ndarray:
+    """``base^0 … base^(count−1)`` as limbs, doubling the filled prefix each step."""
+    out = np.zeros((count, 4), dtype=np.uint64)
+    if count:
+        out[0, 0] = 1
+    filled = 1
+    while filled < count:
+        more = min(filled, count - filled)
+        out[filled : filled + more] = _fr_scale(out[:more], pow(base, filled, _R))
+        filled += more
+    return out
+
+
+def _transposed(matrices: R1CSMatrices) -> R1CSMatrices:
+    """Aᵀ, Bᵀ, Cᵀ as a constraint system whose "witness" is one weight per constraint, so that
+    the backend's R1CS evaluation gives every column's weighted sum."""
+
+    def transpose(matrix: SparseMatrix) -> SparseMatrix:
+        rows = np.repeat(np.arange(matrix.num_rows, dtype=np.int64), np.diff(matrix.indptr))
+        order = np.lexsort((rows, matrix.cols))
+        counts = np.bincount(matrix.cols, minlength=matrix.num_cols)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return SparseMatrix(indptr, rows[order], matrix.coeffs[order], matrix.num_rows)
+
+    return R1CSMatrices(
+        num_inputs=1,
+        num_aux=matrices.num_constraints - 1,
+        num_constraints=matrices.num_variables,
+        a=transpose(matrices.a),
+        b=transpose(matrices.b),
+        c=transpose(matrices.c),
+    )
+
+
+def _reference_backend() -> Backend:
+    """The cpu reference backend, for key generation without one."""
+    from cuzk_core.plugins import load_plugins  # plugins import the prover's modules
+    from cuzk_core.profile import load_profile
+
+    return load_plugins().backend(load_profile("cpu"), Timer(level=0))
 
 
 def _toxic_waste(seed: int | None) -> tuple[int, int, int, int, int]:
@@ -51,11 +105,13 @@ def generate_parameters(
 ) -> ProvingKey:
     """Groth16 parameters for ``matrices`` (which must already hold the input rows).
 
-    The five query batches (h, l, a, b_g1, b_g2: one point per constraint or variable) are
-    fixed-base multiplications of the generators; they go to ``backend``'s fixed-base hooks
-    (the core's reference when it has none), or straight to the reference without a backend.
-    Either way the key is the same, bit for bit. Each step runs in a ``setup_*`` span of the
-    backend's timer, so ``CUZK_TIMING=2`` shows where the time goes.
+    Everything per constraint or variable is array work on ``backend`` (the cpu reference
+    without one): the Lagrange values at τ are an inverse NTT of τ's powers, the QAP
+    polynomials at τ the transposed matrices times them (the backend's R1CS evaluation), the
+    scalars numpy products mod r, and the five query batches (h, l, a, b_g1, b_g2) the
+    backend's fixed-base hooks (the core's reference when it has none). Whatever the backend,
+    the key is the same, bit for bit. Each step runs in a ``setup_*`` span of the backend's
+    timer, so ``CUZK_TIMING=2`` shows where the time goes.
     """
     progress = progress or NullProgress()
     timer = backend.ctx.timer if backend is not None else Timer(level=0)
@@ -67,19 +123,15 @@ def generate_parameters(
             yield
         progress.step(name)
 
-    def g1_batch(scalars: list[int]) -> G1Affines:
-        limbs = ints_to_limbs(scalars)
-        if backend is None:
-            return reference_fixed_base_g1(G1_GENERATOR, limbs)
-        return backend.fixed_base_g1(G1_GENERATOR, limbs)
+    def g1_batch(scalars: np.ndarray) -> G1Affines:
+        return backend.fixed_base_g1(G1_GENERATOR, np.ascontiguousarray(scalars))
 
-    def g2_batch(scalars: list[int]) -> G2Affines:
-        limbs = ints_to_limbs(scalars)
-        if backend is None:
-            return reference_fixed_base_g2(G2_GENERATOR, limbs)
-        return backend.fixed_base_g2(G2_GENERATOR, limbs)
+    def g2_batch(scalars: np.ndarray) -> G2Affines:
+        return backend.fixed_base_g2(G2_GENERATOR, np.ascontiguousarray(scalars))
 
-    if backend is not None:
+    if backend is None:
+        backend = _reference_backend()
+    else:
         with timer.span("setup_prepare", backend=backend_name):  # kernel builds, not key work
             backend.prepare()
     tau, alpha, beta, gamma, delta = _toxic_waste(seed)
@@ -91,29 +143,24 @@ def generate_parameters(
         tau = tau * 7 % _R
 
     with step("qap", "QAP at τ"):
-        lagrange = lagrange_at(domain, tau)
-        u = column_sums(matrices.a, lagrange, num_vars)
-        v = column_sums(matrices.b, lagrange, num_vars)
-        w = column_sums(matrices.c, lagrange, num_vars)
+        # L_j(τ) = (1/m) Σ_k τ^k ω^(−jk): the inverse NTT of τ's powers
+        lagrange = backend.intt(_fr_powers(tau, m), domain)
+        u, v, w = backend.evaluate_r1cs(_transposed(matrices), lagrange[: matrices.num_constraints])
         gamma_inv, delta_inv = fr_inv(gamma), fr_inv(delta)
-        combined = [(beta * u[i] + alpha * v[i] + w[i]) % _R for i in range(num_vars)]
-        ic_scalars = [c * gamma_inv % _R for c in combined[:num_inputs]]
-        l_scalars = [c * delta_inv % _R for c in combined[num_inputs:]]
+        combined = _fr_add(_fr_add(_fr_scale(u, beta), _fr_scale(v, alpha)), w)
+        ic_scalars = limbs_to_ints(_fr_scale(combined[:num_inputs], gamma_inv))
+        l_scalars = _fr_scale(combined[num_inputs:], delta_inv)
         z_tau = (pow(tau, m, _R) - 1) % _R
-        h_scalars, power = [], z_tau * delta_inv % _R
-        for _ in range(m - 1):
-            h_scalars.append(power)
-            power = power * tau % _R
-        a_cols = query_density(matrices.a, num_vars).nonzero()[0].tolist()
-        b_cols = query_density(matrices.b, num_vars).nonzero()[0].tolist()
-        b_scalars = [v[i] for i in b_cols]
+        h_scalars = _fr_scale(_fr_powers(tau, m - 1), z_tau * delta_inv)
+        a_scalars = u[query_density(matrices.a, num_vars)]
+        b_scalars = v[query_density(matrices.b, num_vars)]
 
     with step("h", "h"):
         h = g1_batch(h_scalars)
     with step("l", "l"):
         l = g1_batch(l_scalars)
     with step("a", "a"):
-        a = g1_batch([u[i] for i in a_cols])
+        a = g1_batch(a_scalars)
     with step("b_g1", "b_g1"):
         b_g1 = g1_batch(b_scalars)
     with step("b_g2", "b_g2"):

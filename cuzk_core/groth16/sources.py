@@ -3,18 +3,17 @@
 A witness source gives the prover an :class:`Assignment` (constraint rows with Groth16's input
 rows, the full witness, whether C rows exist); a key source gives the proving key and says how H
 is computed for it. The prover does the bookkeeping between them, so callers only choose:
-``prove(backend, NativeCircuit(circuit), ParamsFile(path))``.
+``prove(backend, NativeCircuit(circuit), ParamsFile(path))`` (the file-backed key sources, which
+go through the key cache, live in :mod:`cuzk_core.groth16.key_sources`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import numpy as np
 
-from cuzk_core.groth16 import files
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.qap import BELLPERSON, QuotientConvention, with_input_rows
 from cuzk_core.r1cs import R1CSMatrices
@@ -79,18 +78,6 @@ class R1CSWitness:
     def assign(self, backend: Backend) -> Assignment:
         """The matrices with the input rows added."""
         return Assignment(with_input_rows(self.matrices), self.witness)
-
-
-@attrs.frozen
-class ParamsFile:
-    """bellperson Parameters (``params.bin``, as ``cuzk setup`` writes them)."""
-
-    path: Path
-    convention: QuotientConvention = BELLPERSON
-
-    def load(self, backend: Backend) -> ProvingKey:
-        """Read and check the file."""
-        return files.read_params(self.path)
 
 
 @attrs.frozen(eq=False)

@@ -18,20 +18,15 @@ import numpy as np
 from cuzk_core.backend import Backend
 from cuzk_core.errors import FormatError
 from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.key_sources import Log, ParamsFile, ZkeyFile, stderr_log
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
 from cuzk_core.groth16.prover import first_unsatisfied
-from cuzk_core.groth16.qap import SNARKJS, QuotientConvention, with_input_rows
+from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
-from cuzk_core.groth16.sources import (
-    Assignment,
-    KeySource,
-    ParamsFile,
-    R1CSWitness,
-    WitnessSource,
-)
+from cuzk_core.groth16.sources import Assignment, KeySource, R1CSWitness, WitnessSource
 from cuzk_core.interop.r1cs import CircomR1CS, read_r1cs
 from cuzk_core.interop.wtns import read_wtns
-from cuzk_core.interop.zkey import Zkey, key_allocator
+from cuzk_core.interop.zkey import Zkey
 from cuzk_core.progress import Progress
 
 CIRCOM_CIRCUIT = "circom-r1cs"
@@ -59,18 +54,6 @@ class ZkeyWitness:
     def assign(self, backend: Backend) -> Assignment:
         """The zkey's coefficient rows and the witness (unchecked: there are no C rows)."""
         return Assignment(self.zkey.matrices(), self.witness, has_c=False)
-
-
-@attrs.frozen
-class ZkeyFile:
-    """A snarkjs Groth16 proving key: H at the odd points of the 2n domain."""
-
-    zkey: Zkey
-    convention: QuotientConvention = SNARKJS
-
-    def load(self, backend: Backend) -> ProvingKey:
-        """The bases, converted into buffers the profile's key storage asks for."""
-        return self.zkey.proving_key(key_allocator(backend))
 
 
 def witness_for(path: str | Path, num_wires: int, against: str) -> np.ndarray:
@@ -104,8 +87,11 @@ def circuit_record(r1cs: CircomR1CS) -> dict[str, Any]:
     }
 
 
-def zkey_job(zkey_path: str, wtns_path: str, r1cs_path: str | None = None) -> CircomJob:
-    """Prove a witness with a snarkjs zkey; with the circuit's .r1cs the witness is checked too."""
+def zkey_job(
+    zkey_path: str, wtns_path: str, r1cs_path: str | None = None, log: Log = stderr_log
+) -> CircomJob:
+    """Prove a witness with a snarkjs zkey; with the circuit's .r1cs the witness is checked too.
+    ``log`` takes the key cache's notes (the first proof converts the zkey into it)."""
     zkey = Zkey(zkey_path)
     header = zkey.header
     witness = witness_for(wtns_path, header.num_vars, f"the zkey {zkey_path}")
@@ -118,10 +104,10 @@ def zkey_job(zkey_path: str, wtns_path: str, r1cs_path: str | None = None) -> Ci
                 f"{zkey_path} has {header.num_vars} and {header.num_public}: not the same circuit"
             )
         source = R1CSWitness(r1cs.matrices, witness)
-    return CircomJob(source, ZkeyFile(zkey), zkey.verifying_key(), str(zkey_path))
+    return CircomJob(source, ZkeyFile(zkey, log), zkey.verifying_key(), str(zkey_path))
 
 
-def params_job(folder: Path, r1cs_path: str, wtns_path: str) -> CircomJob:
+def params_job(folder: Path, r1cs_path: str, wtns_path: str, log: Log = stderr_log) -> CircomJob:
     """Prove a circom witness with parameters ``cuzk setup --r1cs`` made for the same circuit."""
     spec = params_dir.read_circuit_spec(folder)
     r1cs = read_r1cs(r1cs_path)
@@ -133,7 +119,8 @@ def params_job(folder: Path, r1cs_path: str, wtns_path: str) -> CircomJob:
     witness = witness_for(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
     vk = files.read_vk(folder / params_dir.VK_FILE)
     source = R1CSWitness(r1cs.matrices, witness)
-    return CircomJob(source, ParamsFile(folder / params_dir.PARAMS_FILE), vk, str(r1cs_path))
+    key = ParamsFile(folder / params_dir.PARAMS_FILE, log)
+    return CircomJob(source, key, vk, str(r1cs_path))
 
 
 def setup_r1cs(

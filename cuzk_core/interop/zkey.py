@@ -10,9 +10,7 @@ as A ⊙ B, which a satisfying witness makes equal.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
@@ -33,11 +31,7 @@ from cuzk_core.interop.points import (
     g2_from_snarkjs,
 )
 from cuzk_core.interop.sparse import csr_from_triples
-from cuzk_core.profile import KeyStorage
 from cuzk_core.r1cs import R1CSMatrices
-
-if TYPE_CHECKING:
-    from cuzk_core.backend import Backend
 
 ZKEY_MAGIC = b"zkey"
 ZKEY_MAX_VERSION = 1
@@ -208,22 +202,3 @@ class Zkey:
         l = g1(8, "C", n - header.num_inputs)
         h = g1(9, "H", header.domain_size)
         return ProvingKey(self.verifying_key(), h, l, a, b_g1, b_g2, dense_ab=True)
-
-
-def _mmap_allocator(shape: tuple[int, ...], dtype: str, purpose: str) -> np.ndarray:
-    """A zeroed array backed by an already-unlinked temporary file: pages the OS may evict."""
-    if int(np.prod(shape)) == 0:
-        return np.zeros(shape, dtype=dtype)
-    with tempfile.TemporaryFile(prefix=f"cuzk-{purpose}-") as f:
-        return np.memmap(f, dtype=dtype, mode="w+", shape=shape)
-
-
-def key_allocator(backend: Backend) -> Allocator:
-    """Where converted bases go under the profile's ``memory.key_storage``.
-
-    ``mmap``: disk-backed maps the OS may page out. Otherwise the backend's host buffers (pinned
-    if the profile says so), which ``device`` and ``stream`` move in the prover's ``pin`` phase.
-    """
-    if backend.ctx.profile.memory.key_storage is KeyStorage.MMAP:
-        return _mmap_allocator
-    return backend.alloc_host

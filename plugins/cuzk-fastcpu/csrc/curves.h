@@ -1,5 +1,5 @@
 /* The MSM machinery shared by both groups (threads, scalar digits) and the two instantiations of
- * ec.h and msm.h: g1_* over Fq and g2_* over Fq2. Free of Python, so C harnesses can include it.
+ * ec.h, fixed_base.h and msm.h: g1_* over Fq and g2_* over Fq2. Free of Python, so C harnesses can include it.
  */
 #ifndef CUZK_FASTCPU_CURVES_H
 #define CUZK_FASTCPU_CURVES_H
@@ -60,6 +60,7 @@ static int32_t *scalar_digits(const uint64_t *scalars, size_t n, int c, int sign
 #define FE_(op) fq_##op
 #define EC_(name) g1_##name
 #include "ec.h"
+#include "fixed_base.h"
 #include "msm.h"
 #undef FE
 #undef FE_
@@ -69,6 +70,7 @@ static int32_t *scalar_digits(const uint64_t *scalars, size_t n, int c, int sign
 #define FE_(op) fq2_##op
 #define EC_(name) g2_##name
 #include "ec.h"
+#include "fixed_base.h"
 #include "msm.h"
 #undef FE
 #undef FE_

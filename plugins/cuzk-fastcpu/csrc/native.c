@@ -73,6 +73,47 @@ static void release(Py_buffer **bufs, int count) {
 MSM_BINDING(g1, 2)
 MSM_BINDING(g2, 4)
 
+/* fixed_base_g1 / fixed_base_g2: scalar_i * base into out (canonical) and infinity */
+#define FIXED_BASE_BINDING(G, AFF_FQ)                                                            \
+    static PyObject *py_fixed_base_##G(PyObject *self, PyObject *args) {                         \
+        Py_buffer base, scalars, out, infinity;                                                  \
+        int threads;                                                                             \
+        if (!PyArg_ParseTuple(args, "y*y*iw*w*", &base, &scalars, &threads, &out, &infinity))    \
+            return NULL;                                                                         \
+        Py_buffer *all[] = {&base, &scalars, &out, &infinity};                                   \
+        Py_ssize_t n = infinity.len;                                                             \
+        if (check_len(&base, (Py_ssize_t)sizeof(G##_aff), "base") ||                             \
+            check_len(&scalars, n * 8 * FR_LIMBS, "scalars") ||                                  \
+            check_len(&out, n * (Py_ssize_t)sizeof(G##_aff), "out")) {                           \
+            release(all, 4);                                                                     \
+            return NULL;                                                                         \
+        }                                                                                        \
+        if (threads < 1) {                                                                       \
+            release(all, 4);                                                                     \
+            PyErr_SetString(PyExc_ValueError, "need threads >= 1");                              \
+            return NULL;                                                                         \
+        }                                                                                        \
+        int rc;                                                                                  \
+        Py_BEGIN_ALLOW_THREADS;                                                                  \
+        G##_aff mont_base;                                                                       \
+        const fq *from = (const fq *)base.buf;                                                   \
+        for (int k = 0; k < (AFF_FQ); k++) fq_to_mont(&((fq *)&mont_base)[k], &from[k]);         \
+        G##_aff *points = (G##_aff *)out.buf;                                                    \
+        memset(points, 0, (size_t)n * sizeof *points);                                           \
+        rc = G##_fixed_base(&mont_base, (const uint64_t *)scalars.buf, (size_t)n, threads,       \
+                            points, (uint8_t *)infinity.buf);                                    \
+        fq *coords = (fq *)out.buf;                                                              \
+        for (size_t k = 0; rc == 0 && k < (size_t)n * (AFF_FQ); k++)                             \
+            fq_from_mont(&coords[k], &coords[k]);                                                \
+        Py_END_ALLOW_THREADS;                                                                    \
+        release(all, 4);                                                                         \
+        if (rc) return PyErr_NoMemory();                                                         \
+        Py_RETURN_NONE;                                                                          \
+    }
+
+FIXED_BASE_BINDING(g1, 2)
+FIXED_BASE_BINDING(g2, 4)
+
 static PyObject *py_fr_ntt(PyObject *self, PyObject *args) {
     Py_buffer values, omega;
     if (!PyArg_ParseTuple(args, "w*y*", &values, &omega)) return NULL;
@@ -194,6 +235,10 @@ static PyMethodDef methods[] = {
      "msm_g1(bases, infinity, scalars, window_bits, signed, batch, threads, out) -> at_infinity"},
     {"msm_g2", py_msm_g2, METH_VARARGS,
      "msm_g2(bases, infinity, scalars, window_bits, signed, batch, threads, out) -> at_infinity"},
+    {"fixed_base_g1", py_fixed_base_g1, METH_VARARGS,
+     "fixed_base_g1(base, scalars, threads, out, infinity): out[i] = scalars[i] * base"},
+    {"fixed_base_g2", py_fixed_base_g2, METH_VARARGS,
+     "fixed_base_g2(base, scalars, threads, out, infinity): out[i] = scalars[i] * base"},
     {"fr_ntt", py_fr_ntt, METH_VARARGS, "fr_ntt(values, omega_mont): in-place NTT"},
     {"fr_scale_powers", py_fr_scale_powers, METH_VARARGS,
      "fr_scale_powers(values, base_mont, first_mont): values[i] *= first * base^i"},

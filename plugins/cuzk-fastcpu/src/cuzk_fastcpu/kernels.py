@@ -132,6 +132,21 @@ def msm(
     return type(bases)(out, np.array([at_infinity], dtype=bool))
 
 
+def fixed_base(batch: type[G1Affines] | type[G2Affines], base, scalars: np.ndarray):
+    """``scalarsᵢ·base`` for every scalar, as a ``batch`` (G1Affines or G2Affines); ``base`` is
+    an affine tuple of the group, or None (every result at infinity)."""
+    scalars = as_scalars(scalars)
+    n = len(scalars)
+    if base is None or n == 0:
+        return batch.empty(n)
+    base_coords = np.ascontiguousarray(batch.from_points([base]).coords)
+    out = np.zeros((n, *batch.POINT_SHAPE), dtype=np.uint64)
+    infinity = np.zeros(n, dtype=np.bool_)
+    kernel = _native.fixed_base_g1 if batch is G1Affines else _native.fixed_base_g2
+    kernel(base_coords, scalars, thread_count(), out, infinity)
+    return batch(out, infinity)
+
+
 def ntt(values: np.ndarray, omega: int) -> np.ndarray:
     """Evaluate at the powers of ``omega`` (natural order in and out), in a new array."""
     out = as_scalars(values).copy()

@@ -148,6 +148,21 @@ def cuzk_quotient_pointwise(
     return kernels.quotient(a, b, c, scale)
 
 
+# ---------------------------------------------------------------- fixed base (key generation)
+
+
+@hookimpl
+def cuzk_fixed_base_g1(ctx: BackendContext, base: Any, scalars: np.ndarray) -> G1Affines:
+    """``scalarᵢ·base`` in G1: a table of 8-bit window multiples, one inversion per 256 points."""
+    return kernels.fixed_base(G1Affines, base, scalars)
+
+
+@hookimpl
+def cuzk_fixed_base_g2(ctx: BackendContext, base: Any, scalars: np.ndarray) -> G2Affines:
+    """The same over Fq2."""
+    return kernels.fixed_base(G2Affines, base, scalars)
+
+
 # ---------------------------------------------------------------- MSM
 
 
