@@ -16,7 +16,6 @@ import argparse
 import functools
 import json
 import os
-import random
 import shutil
 import statistics
 import subprocess
@@ -32,46 +31,14 @@ import numpy as np
 
 from cuzk_core.backend import Backend
 from cuzk_core.bench import environment
-from cuzk_core.curve.g1 import (
-    G1_GENERATOR,
-    g1_add_affine,
-    g1_batch_to_affine,
-    g1_from_affine,
-    g1_mul,
-)
-from cuzk_core.curve.g2 import (
-    G2_GENERATOR,
-    g2_add_affine,
-    g2_batch_to_affine,
-    g2_from_affine,
-    g2_mul,
-)
+from cuzk_core.conformance.inputs import random_bases, random_scalar_limbs
 from cuzk_core.domain import EvaluationDomain
-from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import Profile, load_profile
 from cuzk_core.timing import Timer
 
 REPO = Path(__file__).resolve().parents[1]
 CPU, FAST = "cpu", "fastcpu"
-
-
-def chain_points(group: str, n: int, rng: random.Random) -> G1Affines | G2Affines:
-    """``n`` distinct valid points k·G, (k+1)·G, … (consecutive additions: cheap to make)."""
-    if group == "g1":
-        base, batch = G1_GENERATOR, G1Affines
-        add, normalize, point = g1_add_affine, g1_batch_to_affine, g1_from_affine(base)
-        point = g1_mul(point, rng.randrange(1, FR_MODULUS))
-    else:
-        base, batch = G2_GENERATOR, G2Affines
-        add, normalize, point = g2_add_affine, g2_batch_to_affine, g2_from_affine(base)
-        point = g2_mul(point, rng.randrange(1, FR_MODULUS))
-    jacobians = []
-    for _ in range(n):
-        jacobians.append(point)
-        point = add(point, base)
-    return batch.from_points(normalize(jacobians))
 
 
 def time_pair(
@@ -99,14 +66,13 @@ def time_pair(
 
 
 def msm_rows(backends: dict[str, Backend], sizes: dict[str, list[int]], repeat: int) -> list:
-    """MSM G1 and G2 with random full-size scalars, auto window."""
-    rng = random.Random(2024)
+    """MSM G1 and G2 with random full-size scalars on distinct bases, auto window."""
     rows = []
     for group, logs in sizes.items():
         for log_n in logs:
             n = 1 << log_n
-            points = chain_points(group, n, rng)
-            scalars = ints_to_limbs([rng.randrange(FR_MODULUS) for _ in range(n)])
+            points = random_bases(group, n, seed=2024, distinct=n)
+            scalars = random_scalar_limbs(n, seed=2024)
             runs = {
                 name: functools.partial(getattr(b, f"msm_{group}"), points, scalars, "bench")
                 for name, b in backends.items()
@@ -125,11 +91,10 @@ def forward_and_coset(backend: Backend, values: np.ndarray, domain: EvaluationDo
 
 def ntt_rows(backends: dict[str, Backend], logs: list[int], repeat: int) -> list:
     """Forward NTT plus coset NTT (what H needs per input), random values."""
-    rng = random.Random(7)
     rows = []
     for log_n in logs:
         domain = EvaluationDomain(log_n)
-        values = ints_to_limbs([rng.randrange(FR_MODULUS) for _ in range(domain.size)])
+        values = random_scalar_limbs(domain.size, seed=7)
         runs = {
             name: functools.partial(forward_and_coset, b, values, domain)
             for name, b in backends.items()

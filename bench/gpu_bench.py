@@ -34,22 +34,9 @@ from cuzk_backend_gpu import msm, ntt
 from cuzk_backend_gpu.driver import DeviceArray, EventClock
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_core.circuits import PorepLite
-from cuzk_core.curve.g1 import (
-    G1_GENERATOR,
-    g1_add_affine,
-    g1_batch_to_affine,
-    g1_eq,
-    g1_from_affine,
-    g1_mul,
-)
-from cuzk_core.curve.g2 import (
-    G2_GENERATOR,
-    g2_add_affine,
-    g2_batch_to_affine,
-    g2_eq,
-    g2_from_affine,
-    g2_mul,
-)
+from cuzk_core.conformance.inputs import random_bases, random_scalar_limbs
+from cuzk_core.curve.g1 import g1_eq
+from cuzk_core.curve.g2 import g2_eq
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16 import files, params_dir
@@ -67,40 +54,8 @@ DISTINCT = {"g1": 1 << 14, "g2": 1 << 12}
 
 @functools.cache
 def _points(group: str, count: int) -> G1Affines | G2Affines:
-    """``count`` distinct subgroup points P + i·Q (made once per process)."""
-    if group == "g1":
-        gen, mul, add, lift, to_affine, batch = (
-            G1_GENERATOR,
-            g1_mul,
-            g1_add_affine,
-            g1_from_affine,
-            g1_batch_to_affine,
-            G1Affines,
-        )
-    else:
-        gen, mul, add, lift, to_affine, batch = (
-            G2_GENERATOR,
-            g2_mul,
-            g2_add_affine,
-            g2_from_affine,
-            g2_batch_to_affine,
-            G2Affines,
-        )
-    current = mul(lift(gen), 0x1234567)
-    step = to_affine([mul(lift(gen), 0x7654321)])[0]
-    points = []
-    for _ in range(count):
-        points.append(current)
-        current = add(current, step)
-    return batch.from_points(to_affine(points))
-
-
-def _scalars(n: int, seed: int) -> np.ndarray:
-    """Uniform-looking scalars below r: 254 random bits."""
-    rng = np.random.default_rng(seed)
-    out = rng.integers(0, 2**64, size=(n, 4), dtype=np.uint64)
-    out[:, 3] &= np.uint64((1 << 62) - 1)
-    return out
+    """``count`` distinct random subgroup points (made once per process)."""
+    return random_bases(group, count, seed=1, distinct=count)
 
 
 def _upload(gp: GpuPlugin, points: G1Affines | G2Affines) -> Any:
@@ -172,7 +127,7 @@ def msm_case(gp: GpuPlugin, group: str, log: int) -> tuple[Callable[[], Any], np
     small = _upload(gp, distinct)
     n = 1 << log
     coords = tiled(gp, small.coords, n)
-    scalars_host = _scalars(n, log)
+    scalars_host = random_scalar_limbs(n, log)
     scalars = gp.gpu.to_device(scalars_host).view(np.uint32)
     return lambda: _device_msm(gp, msm.GROUPS[group], coords, scalars), scalars_host
 
@@ -248,7 +203,7 @@ def bench_msm_windows(
     for log in logs:
         n = 1 << log
         coords = tiled(gp, small.coords, n)
-        scalars = gp.gpu.to_device(_scalars(n, log)).view(np.uint32)
+        scalars = gp.gpu.to_device(random_scalar_limbs(n, log)).view(np.uint32)
         for c in windows:
             timer = Timer(level=2, stream=io.StringIO())
 
@@ -269,7 +224,7 @@ def bench_msm_windows(
 def ntt_cases(gp: GpuPlugin, log: int) -> dict[str, Callable[[], Any]]:
     """Forward, coset and inverse coset NTTs of 2^log random scalars on the device."""
     domain = EvaluationDomain(log, 7)
-    values = gp.gpu.to_device(_scalars(1 << log, log))
+    values = gp.gpu.to_device(random_scalar_limbs(1 << log, log))
     w = domain.omega
     return {
         "ntt_device": lambda: ntt.forward(gp.gpu, values, log, w),

@@ -12,11 +12,11 @@ from cuzk_core.timing import Timer
 
 
 @pytest.fixture
-def rng() -> random.Random:
-    """Fresh randomness each run; the seed is printed so a failure can be replayed."""
-    seed = random.SystemRandom().getrandbits(32)
-    print(f"rng seed {seed}")
-    return random.Random(seed)
+def rng(cuzk_rng: random.Random, cuzk_seed: int) -> random.Random:
+    """This test's randomness: fresh each run, the same under ``--cuzk-seed N`` (printed, so a
+    failure can be replayed)."""
+    print(f"replay with --cuzk-seed {cuzk_seed}")
+    return cuzk_rng
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,7 +1,9 @@
-"""An independent Groth16 verifier on py_ecc, reading cuzk's files with its own small parser.
+"""py_ecc, the tests' independent oracle: cuzk's points and Fq12 elements as py_ecc's and back,
+an MSM by py_ecc's arithmetic, and a Groth16 verifier reading cuzk's files with its own parser.
 
-It shares no code with cuzk_core: the zcash compressed encoding is decoded by py_ecc, the
-uncompressed one here (big-endian coordinates, Fq2 as c1 then c0, flags in the top three bits).
+It shares no code with cuzk_core: points are plain int tuples (None at infinity), the zcash
+compressed encoding is decoded by py_ecc, the uncompressed one here (big-endian coordinates, Fq2
+as c1 then c0, flags in the top three bits).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from py_ecc.fields import optimized_bls12_381_FQ2 as FQ2
 from py_ecc.optimized_bls12_381 import (
     FQ12,
     Z1,
+    Z2,
     add,
     b,
     b2,
@@ -24,10 +27,58 @@ from py_ecc.optimized_bls12_381 import (
     is_on_curve,
     multiply,
     neg,
+    normalize,
 )
 from py_ecc.optimized_bls12_381.optimized_pairing import miller_loop
 
 _MASK = (1 << 381) - 1
+
+
+def to_py_g1(point):
+    """An affine G1 point (None at infinity) as py_ecc's projective point."""
+    return Z1 if point is None else (FQ(point[0]), FQ(point[1]), FQ(1))
+
+
+def to_py_g2(point):
+    """An affine G2 point ((x.c0, x.c1), (y.c0, y.c1)) or None as py_ecc's projective point."""
+    if point is None:
+        return Z2
+    return (FQ2(list(point[0])), FQ2(list(point[1])), FQ2([1, 0]))
+
+
+def from_py_g1(point):
+    """py_ecc's projective G1 point as an affine int pair (None at infinity)."""
+    if is_inf(point):
+        return None
+    x, y = normalize(point)
+    return (x.n, y.n)
+
+
+def from_py_g2(point):
+    """py_ecc's projective G2 point as affine Fq2 pairs (None at infinity)."""
+    if is_inf(point):
+        return None
+    x, y = normalize(point)
+    return (tuple(x.coeffs), tuple(y.coeffs))
+
+
+def to_py_fq12(element) -> FQ12:
+    """An Fq12 tower element (Fq6 pair of Fq2 triples) in py_ecc's basis of Fq[w]/(w¹² − 2w⁶ + 2):
+    the same w, and u = w⁶ − 1."""
+    coeffs = [0] * 12
+    (x0, x2, x4), (x1, x3, x5) = element
+    for i, (c0, c1) in enumerate((x0, x1, x2, x3, x4, x5)):
+        coeffs[i] += c0 - c1
+        coeffs[i + 6] += c1
+    return FQ12(coeffs)
+
+
+def msm_g1(points: list, scalars: list[int]):
+    """``Σ kᵢ·Pᵢ`` in G1 by py_ecc's arithmetic (affine, None at infinity)."""
+    total = Z1
+    for point, k in zip(points, scalars, strict=True):
+        total = add(total, multiply(to_py_g1(point), k))
+    return from_py_g1(total)
 
 
 def _coord(data: bytes) -> int:

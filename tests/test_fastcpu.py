@@ -12,19 +12,9 @@ import random
 
 import pytest
 
-from cuzk_core.conformance.checks import (
-    SCALAR_KINDS,
-    Subject,
-    check_msm,
-    edge_points,
-    random_points,
-    random_scalars,
-    subject,
-)
+from cuzk_core.conformance.checks import Subject, check_msm, subject
+from cuzk_core.conformance.inputs import SCALAR_KINDS, R, edge_points, random_points, random_scalars
 from cuzk_core.errors import BackendUnavailable
-from cuzk_core.field.constants import FR_MODULUS
-
-R = FR_MODULUS
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from cuzk_core.conformance.inputs import random_scalars
 from cuzk_core.field.constants import FR_MODULUS as R
 from cuzk_core.gadgets.bits import MAX_BITS, pack_bits, to_bits_le
 from cuzk_core.gadgets.boolean import AllocatedBit
@@ -186,7 +187,7 @@ def test_bit_counts_are_validated() -> None:
 def _merkle_instance(depth: int) -> tuple[int, list[int], int, int]:
     """A random leaf, siblings and index, and the root they hash to natively."""
     leaf, index = rng.randrange(R), rng.randrange(1 << depth)
-    siblings = [rng.randrange(R) for _ in range(depth)]
+    siblings = random_scalars(rng, depth)
     node = leaf
     for level, sibling in enumerate(siblings):
         right = (index >> level) & 1

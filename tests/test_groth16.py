@@ -8,6 +8,7 @@ import numpy as np
 import py_ecc_oracle
 import pytest
 
+from cuzk_core.conformance.inputs import random_points
 from cuzk_core.curve import bulk
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FR_MODULUS
@@ -124,12 +125,10 @@ def test_truncated_params_name_the_section(tmp_path: Path, cube_key):
 
 
 def test_bulk_encoding_matches_per_point_encoding(rng):
-    from randomdata import random_g1, random_g2
-
     from cuzk_core.curve import serialize
 
-    g1 = [*random_g1(rng, 3), None]
-    g2 = [None, *random_g2(rng, 2)]
+    g1 = [*random_points("g1", rng, 3), None]
+    g2 = [None, *random_points("g2", rng, 2)]
     g1_bytes = bulk.g1_batch_to_uncompressed(G1Affines.from_points(g1))
     g2_bytes = bulk.g2_batch_to_uncompressed(G2Affines.from_points(g2))
     assert g1_bytes == b"".join(serialize.g1_to_uncompressed(p) for p in g1)
@@ -139,9 +138,8 @@ def test_bulk_encoding_matches_per_point_encoding(rng):
 
 
 def test_bulk_decoding_rejects_off_curve_and_bad_flags(rng):
-    from randomdata import random_g1
-
-    good = bytearray(bulk.g1_batch_to_uncompressed(G1Affines.from_points(random_g1(rng, 2))))
+    points = G1Affines.from_points(random_points("g1", rng, 2))
+    good = bytearray(bulk.g1_batch_to_uncompressed(points))
     off_curve = bytearray(good)
     off_curve[-1] ^= 1
     with pytest.raises(bulk.BulkDecodingError, match="G1 point 1: not on the curve"):
@@ -153,12 +151,10 @@ def test_bulk_decoding_rejects_off_curve_and_bad_flags(rng):
 
 
 def test_bulk_decoding_names_the_bad_point_past_the_first_chunk(rng):
-    from randomdata import random_g1, random_g2
-
     from cuzk_core.field.constants import FQ_MODULUS as Q
     from cuzk_core.interop.points import CHUNK_POINTS
 
-    points = [*random_g1(rng, 7), None]
+    points = [*random_points("g1", rng, 7), None]
     batch = G1Affines.from_points(points * (CHUNK_POINTS // 8 + 2))
     assert bulk.g1_batch_from_uncompressed(bulk.g1_batch_to_uncompressed(batch)).equals(batch)
     # A curve point with a small x: written as x + q, it satisfies the equation mod q and only
@@ -172,7 +168,7 @@ def test_bulk_decoding_names_the_bad_point_past_the_first_chunk(rng):
     assert bulk.g1_batch_from_uncompressed(
         bulk.g1_batch_to_uncompressed(G1Affines.from_points([(x, y)]))
     ).to_points() == [(x, y)]
-    g2 = G2Affines.from_points([None, *random_g2(rng, 2)] * 3)
+    g2 = G2Affines.from_points([None, *random_points("g2", rng, 2)] * 3)
     encoded = bytearray(bulk.g2_batch_to_uncompressed(g2))
     encoded[4 * 192 + 100] ^= 1
     with pytest.raises(bulk.BulkDecodingError, match="G2 point 4: not on the curve"):

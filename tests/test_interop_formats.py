@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from cuzk_core.cli import main
-from cuzk_core.curve.g1 import G1_GENERATOR, g1_fixed_base_batch
-from cuzk_core.curve.g2 import G2_GENERATOR, g2_fixed_base_batch
+from cuzk_core.conformance.inputs import edge_values, random_points, random_scalars
+from cuzk_core.curve.g1 import G1_GENERATOR
+from cuzk_core.curve.g2 import G2_GENERATOR
 from cuzk_core.domain import SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
@@ -96,13 +97,13 @@ def write(tmp_path: Path, name: str, data: bytes) -> Path:
 @pytest.mark.parametrize("field", [FQ, FR], ids=["fq", "fr"])
 def test_montgomery_reduction_matches_python_ints(field, rng: random.Random):
     n = field.modulus
-    values = [rng.randrange(n) for _ in range(300)] + [0, 1, n - 1]
+    values = [*random_scalars(rng, 300, n), *edge_values(n)]
     limbs = ints_to_limbs(values, field.limbs)
     radix_inv = pow(field.radix, -1, n)
     assert limbs_to_ints(field.from_montgomery(limbs)) == [v * radix_inv % n for v in values]
     twice = [v * radix_inv * radix_inv % n for v in values]
     assert limbs_to_ints(field.from_montgomery(limbs, times=2)) == twice
-    others = [rng.randrange(n) for _ in values]
+    others = random_scalars(rng, len(values), n)
     a, b = field.to_digits(limbs), field.to_digits(ints_to_limbs(others, field.limbs))
     products = limbs_to_ints(field.from_digits(field.mul(a, b)))
     assert products == [x * y * radix_inv % n for x, y in zip(values, others, strict=True)]
@@ -242,12 +243,11 @@ def test_zkey_header_sizes_are_checked(tmp_path: Path):
 
 
 def test_points_decode_from_montgomery_in_bulk(rng: random.Random):
-    scalars = [rng.randrange(1, FR_MODULUS) for _ in range(5)]
-    g1 = g1_fixed_base_batch(G1_GENERATOR, scalars)
+    g1 = random_points("g1", rng, 5)
     raw = np.frombuffer(b"".join(g1_montgomery(p) for p in g1) + bytes(96), np.uint8)
     batch = g1_from_snarkjs(raw.reshape(-1, 96), "test")
     assert batch.to_points() == [*g1, None]
-    g2 = g2_fixed_base_batch(G2_GENERATOR, scalars)
+    g2 = random_points("g2", rng, 5)
     raw = np.frombuffer(b"".join(g2_montgomery(p) for p in g2), np.uint8)
     assert g2_from_snarkjs(raw.reshape(-1, 192), "test").to_points() == g2
 
@@ -270,12 +270,7 @@ def test_points_reject_off_curve_and_out_of_range():
 
 
 def test_proof_json_round_trip_and_checks(tmp_path: Path, rng: random.Random):
-    k = rng.randrange(1, FR_MODULUS)
-    proof = Proof(
-        g1_fixed_base_batch(G1_GENERATOR, [k])[0],
-        g2_fixed_base_batch(G2_GENERATOR, [k])[0],
-        G1_GENERATOR,
-    )
+    proof = Proof(random_points("g1", rng, 1)[0], random_points("g2", rng, 1)[0], G1_GENERATOR)
     path = tmp_path / "proof.json"
     write_proof_json(path, proof)
     assert read_proof_json(path) == proof and is_json_file(path)
@@ -312,8 +307,7 @@ def test_snarkjs_h_is_the_quotient_at_the_odd_points(cpu, rng: random.Random):
     """h_i = A(x)·B(x) − C(x) at x = ω_{2m}·ω^i, where A, B, C interpolate a, b, c on the domain."""
     domain = EvaluationDomain(2, SNARKJS_GENERATOR)
     m, r = domain.size, FR_MODULUS
-    a = [rng.randrange(r) for _ in range(m)]
-    b = [rng.randrange(r) for _ in range(m)]
+    a, b = random_scalars(rng, m), random_scalars(rng, m)
     c = [x * y % r for x, y in zip(a, b, strict=True)]
     h = limbs_to_ints(SNARKJS.compute(cpu, *(ints_to_limbs(v) for v in (a, b, c)), domain))
     points = [pow(domain.omega, j, r) for j in range(m)]

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from cuzk_core.conformance.inputs import random_scalars
 from cuzk_core.field.constants import FR_MODULUS as R
 from cuzk_core.gadgets.num import AllocatedNum, Num
 from cuzk_core.gadgets.poseidon import (
@@ -209,7 +210,7 @@ def test_gadget_reproduces_the_reference_vector() -> None:
 @pytest.mark.parametrize(("t", "r_p"), [(2, 56), (4, 56), (5, 60)])
 def test_gadget_other_widths(t: int, r_p: int) -> None:
     params = poseidon_params(t, 8, r_p)
-    inputs = [rng.randrange(R) for _ in range(t)]
+    inputs = random_scalars(rng, t)
     cs = ConstraintSystem()
     state = [AllocatedNum.alloc(cs, f"in {i}", v) for i, v in enumerate(inputs)]
     out = poseidon_permutation_gadget(cs, state, params)

@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from cuzk_core.conformance.inputs import SPECIAL_SCALARS, random_scalars
 from cuzk_core.field.constants import FR_MODULUS as R
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import (
@@ -27,7 +28,7 @@ rng = random.Random(1234)
 
 
 def test_limbs_round_trip_and_layout() -> None:
-    values = [0, 1, R - 1, 2**256 - 1, *(rng.randrange(R) for _ in range(200))]
+    values = [*SPECIAL_SCALARS, 2**256 - 1, *random_scalars(rng, 200)]
     arr = ints_to_limbs(values)
     assert arr.shape == (len(values), 4)
     assert arr.dtype == np.uint64
@@ -49,7 +50,7 @@ def test_limbs_other_widths_empty_and_overflow() -> None:
 
 
 def test_limbs_accept_non_contiguous_views() -> None:
-    arr = ints_to_limbs([rng.randrange(R) for _ in range(8)])
+    arr = ints_to_limbs(random_scalars(rng, 8))
     assert limbs_to_ints(arr[::2]) == limbs_to_ints(arr)[::2]
 
 
@@ -99,7 +100,7 @@ def test_linear_combination_operations() -> None:
 def test_scaled_sum_and_add_scaled_match_operators() -> None:
     vs = [Variable(VariableKind.AUX, i) for i in range(6)]
     lcs = [LinearCombination({v: rng.randrange(R) for v in rng.sample(vs, 3)}) for _ in range(4)]
-    ks = [rng.randrange(R) for _ in lcs]
+    ks = random_scalars(rng, len(lcs))
     expected = LinearCombination()
     for k, lc in zip(ks, lcs, strict=True):
         expected = expected + lc * k

@@ -1,17 +1,12 @@
 """Zcash point encoding: agreement with py_ecc.bls.point_compression, round trips, rejections."""
 
-import secrets
-
 import pytest
 from py_ecc.bls.point_compression import compress_G1, compress_G2, decompress_G1, decompress_G2
-from py_ecc.fields import optimized_bls12_381_FQ as PyFQ
-from py_ecc.fields import optimized_bls12_381_FQ2 as PyFQ2
-from py_ecc.optimized_bls12_381 import Z1 as PY_Z1
-from py_ecc.optimized_bls12_381 import Z2 as PY_Z2
-from py_ecc.optimized_bls12_381 import normalize as py_normalize
+from py_ecc_oracle import from_py_g1, from_py_g2, to_py_g1, to_py_g2
 
+from cuzk_core.conformance.inputs import off_curve_x, off_subgroup_point, random_points
 from cuzk_core.curve import G1_GENERATOR, g1_from_affine, g1_mul, g1_neg, g1_to_affine
-from cuzk_core.curve.g2 import G2_B, G2_GENERATOR, g2_from_affine, g2_mul, g2_neg, g2_to_affine
+from cuzk_core.curve.g2 import G2_GENERATOR, g2_from_affine, g2_mul, g2_neg, g2_to_affine
 from cuzk_core.curve.serialize import (
     PointDecodingError,
     g1_from_compressed,
@@ -23,72 +18,21 @@ from cuzk_core.curve.serialize import (
     g2_to_compressed,
     g2_to_uncompressed,
 )
-from cuzk_core.field import FQ_MODULUS, FR_MODULUS, fq_sqrt
-from cuzk_core.field.tower import fq2_add, fq2_mul, fq2_sqr, fq2_sqrt
+from cuzk_core.field import FQ_MODULUS, FR_MODULUS
 
 Q = FQ_MODULUS
 R = FR_MODULUS
 
 
-def g1_points():
-    """Infinity, the generator, its negation and fresh random subgroup points."""
+def g1_points(rng):
+    """Infinity, the generator, its negation and random subgroup points."""
     g = g1_from_affine(G1_GENERATOR)
-    scalars = [1, R - 1, *(secrets.randbelow(R - 1) + 1 for _ in range(4))]
-    return [None, *(g1_to_affine(g1_mul(g, k)) for k in scalars)]
+    return [None, *(g1_to_affine(g1_mul(g, k)) for k in (1, R - 1)), *random_points("g1", rng, 4)]
 
 
-def g2_points():
+def g2_points(rng):
     g = g2_from_affine(G2_GENERATOR)
-    scalars = [1, R - 1, *(secrets.randbelow(R - 1) + 1 for _ in range(3))]
-    return [None, *(g2_to_affine(g2_mul(g, k)) for k in scalars)]
-
-
-def py_g1(a):
-    return PY_Z1 if a is None else (PyFQ(a[0]), PyFQ(a[1]), PyFQ(1))
-
-
-def py_g2(a):
-    if a is None:
-        return PY_Z2
-    return (PyFQ2(list(a[0])), PyFQ2(list(a[1])), PyFQ2([1, 0]))
-
-
-def from_py_g1(p):
-    if p[2] == 0:
-        return None
-    x, y = py_normalize(p)
-    return (x.n, y.n)
-
-
-def from_py_g2(p):
-    if p[2] == PyFQ2([0, 0]):
-        return None
-    x, y = py_normalize(p)
-    return (tuple(x.coeffs), tuple(y.coeffs))
-
-
-def g1_off_subgroup_point():
-    while True:
-        x = secrets.randbelow(Q)
-        y = fq_sqrt((x**3 + 4) % Q)
-        if y is not None:
-            return (x, y)
-
-
-def g2_off_subgroup_point():
-    while True:
-        x = (secrets.randbelow(Q), secrets.randbelow(Q))
-        y = fq2_sqrt(fq2_add(fq2_mul(fq2_sqr(x), x), G2_B))
-        if y is not None:
-            return (x, y)
-
-
-def g1_x_off_curve() -> int:
-    """An x for which x³ + 4 is not a square: no G1 point has it."""
-    while True:
-        x = secrets.randbelow(Q)
-        if fq_sqrt((x**3 + 4) % Q) is None:
-            return x
+    return [None, *(g2_to_affine(g2_mul(g, k)) for k in (1, R - 1)), *random_points("g2", rng, 3)]
 
 
 def with_flags(data: bytes, set_bits: int = 0, clear_bits: int = 0) -> bytes:
@@ -97,39 +41,39 @@ def with_flags(data: bytes, set_bits: int = 0, clear_bits: int = 0) -> bytes:
     return bytes(out)
 
 
-def test_g1_compressed_matches_py_ecc():
-    for a in g1_points():
+def test_g1_compressed_matches_py_ecc(rng):
+    for a in g1_points(rng):
         data = g1_to_compressed(a)
         assert len(data) == 48
-        assert data == compress_G1(py_g1(a)).to_bytes(48, "big")
+        assert data == compress_G1(to_py_g1(a)).to_bytes(48, "big")
         assert g1_from_compressed(data) == a
         assert from_py_g1(decompress_G1(int.from_bytes(data, "big"))) == a
 
 
-def test_g2_compressed_matches_py_ecc():
-    for a in g2_points():
+def test_g2_compressed_matches_py_ecc(rng):
+    for a in g2_points(rng):
         data = g2_to_compressed(a)
         assert len(data) == 96
-        z1, z2 = compress_G2(py_g2(a))
+        z1, z2 = compress_G2(to_py_g2(a))
         assert data == z1.to_bytes(48, "big") + z2.to_bytes(48, "big")
         assert g2_from_compressed(data) == a
         assert from_py_g2(decompress_G2((z1, z2))) == a
 
 
-def test_g2_negation_flips_sign_bit():
+def test_g2_negation_flips_sign_bit(rng):
     """±y differ only in the sign flag (the c1/c0 tie rule itself is tested in test_field)."""
-    for a in g2_points()[1:3]:
+    for a in g2_points(rng)[1:3]:
         b = g2_to_affine(g2_neg(g2_from_affine(a)))
         assert g2_to_compressed(a)[0] & 0x20 != g2_to_compressed(b)[0] & 0x20
         assert g2_from_compressed(g2_to_compressed(b)) == b
 
 
-def test_uncompressed_layout_and_round_trips():
-    for a in g1_points()[1:]:
+def test_uncompressed_layout_and_round_trips(rng):
+    for a in g1_points(rng)[1:]:
         data = g1_to_uncompressed(a)
         assert data == a[0].to_bytes(48, "big") + a[1].to_bytes(48, "big")
         assert g1_from_uncompressed(data) == a
-    for a in g2_points()[1:]:
+    for a in g2_points(rng)[1:]:
         (x0, x1), (y0, y1) = a
         data = g2_to_uncompressed(a)
         assert data == b"".join(c.to_bytes(48, "big") for c in (x1, x0, y1, y0))
@@ -202,17 +146,14 @@ def test_coordinate_not_below_modulus_rejected():
         g2_from_compressed(with_flags(q_bytes, set_bits=0x80) + g2c[48:])  # x.c1 ≥ q
 
 
-def test_off_curve_rejected():
-    x = g1_x_off_curve()
+def test_off_curve_rejected(rng):
+    x = off_curve_x("g1", rng)
     with pytest.raises(PointDecodingError, match="G1 point is not on the curve"):
         g1_from_compressed(with_flags(x.to_bytes(48, "big"), set_bits=0x80))
     gx, gy = G1_GENERATOR
     with pytest.raises(PointDecodingError, match="G1 point is not on the curve"):
         g1_from_uncompressed(gx.to_bytes(48, "big") + (gy + 1).to_bytes(48, "big"))
-    while True:  # an Fq2 x with x³ + b' a non-square
-        x2 = (secrets.randbelow(Q), secrets.randbelow(Q))
-        if fq2_sqrt(fq2_add(fq2_mul(fq2_sqr(x2), x2), G2_B)) is None:
-            break
+    x2 = off_curve_x("g2", rng)
     data = x2[1].to_bytes(48, "big") + x2[0].to_bytes(48, "big")
     with pytest.raises(PointDecodingError, match="G2 point is not on the curve"):
         g2_from_compressed(with_flags(data, set_bits=0x80))
@@ -222,8 +163,8 @@ def test_off_curve_rejected():
         g2_from_uncompressed(bytes(g2u))
 
 
-def test_points_outside_subgroup_rejected():
-    off1 = g1_off_subgroup_point()
+def test_points_outside_subgroup_rejected(rng):
+    off1 = off_subgroup_point("g1", rng)
     for encode, decode in [
         (g1_to_compressed, g1_from_compressed),
         (g1_to_uncompressed, g1_from_uncompressed),
@@ -231,7 +172,7 @@ def test_points_outside_subgroup_rejected():
         with pytest.raises(PointDecodingError, match="G1 point is not in the prime-order subgroup"):
             decode(encode(off1))
         assert decode(encode(off1), check_subgroup=False) == off1
-    off2 = g2_off_subgroup_point()
+    off2 = off_subgroup_point("g2", rng)
     for encode, decode in [
         (g2_to_compressed, g2_from_compressed),
         (g2_to_uncompressed, g2_from_uncompressed),

@@ -19,11 +19,9 @@ import numpy as np
 from cuzk_core.backend import Backend
 from cuzk_core.bench.clock import Clock
 from cuzk_core.bench.errors import BenchCheckFailed
-from cuzk_core.bench.inputs import DISTINCT_BASES, random_bases, random_scalars
-from cuzk_core.curve.g1 import G1_INFINITY, g1_add, g1_from_affine, g1_mul, g1_to_affine
-from cuzk_core.curve.g2 import G2_INFINITY, g2_add, g2_from_affine, g2_mul, g2_to_affine
+from cuzk_core.conformance.inputs import DISTINCT_BASES, random_bases, random_scalar_limbs
+from cuzk_core.conformance.oracles import msm_by_definition, transform_by_definition
 from cuzk_core.domain import EvaluationDomain
-from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.prover import first_unsatisfied, prove
 from cuzk_core.groth16.sources import KeySource, LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
@@ -69,19 +67,6 @@ class _MsmState:
     handle: Any
 
 
-def _naive_msm(curve: str, points: list, scalars: list[int]) -> Any:
-    """Σ sᵢ·Pᵢ by one double-and-add per point: the reference, independent of Pippenger."""
-    infinity, lift, add, mul, to_affine = (
-        (G1_INFINITY, g1_from_affine, g1_add, g1_mul, g1_to_affine)
-        if curve == "g1"
-        else (G2_INFINITY, g2_from_affine, g2_add, g2_mul, g2_to_affine)
-    )
-    total = infinity
-    for point, scalar in zip(points, scalars, strict=True):
-        total = add(total, mul(lift(point), scalar))
-    return to_affine(total)
-
-
 @attrs.frozen
 class MsmBench:
     """One MSM of ``size`` points in G1 or G2, with the profile's window bits for MSM ``msm``."""
@@ -113,7 +98,7 @@ class MsmBench:
     def prepare(self, backend: Backend) -> _MsmState:
         """Seeded bases and scalars; bases uploaded as the prover would."""
         bases = random_bases(self.curve, self.size, self.seed)
-        scalars = random_scalars(self.size, self.seed)
+        scalars = random_scalar_limbs(self.size, self.seed)
         return _MsmState(bases, scalars, backend.upload(bases, self.msm))
 
     def check(self, backend: Backend, state: _MsmState) -> dict[str, Any]:
@@ -123,7 +108,7 @@ class MsmBench:
         scalars = state.scalars[:n]
         got = self._call(backend)(bases, scalars, self.msm)
         want = type(bases).from_points(
-            [_naive_msm(self.curve, bases.to_points(), limbs_to_ints(scalars))]
+            [msm_by_definition(self.curve, bases.to_points(), limbs_to_ints(scalars))]
         )
         same = np.array_equal(got.infinity, want.infinity) and np.array_equal(
             got.coords, want.coords
@@ -148,17 +133,6 @@ class MsmBench:
 
 
 # ---------------------------------------------------------------- NTT
-
-
-def _naive_evaluations(coefficients: list[int], points: list[int]) -> list[int]:
-    """The polynomial at each point by Horner's rule: O(n²), the reference."""
-    values = []
-    for x in points:
-        acc = 0
-        for c in reversed(coefficients):
-            acc = (acc * x + c) % FR_MODULUS
-        values.append(acc)
-    return values
 
 
 @attrs.frozen
@@ -187,16 +161,17 @@ class NttBench:
     def prepare(self, backend: Backend) -> tuple[np.ndarray, EvaluationDomain]:
         """Seeded coefficients and the domain."""
         domain = EvaluationDomain(self.size.bit_length() - 1)
-        return random_scalars(self.size, self.seed), domain
+        return random_scalar_limbs(self.size, self.seed), domain
 
     def check(self, backend: Backend, state: tuple[np.ndarray, EvaluationDomain]) -> dict[str, Any]:
         """A small transform against Horner evaluation at every (coset) point."""
         n = min(self.size, CHECK_SIZE)
         domain = EvaluationDomain(n.bit_length() - 1)
         coefficients = state[0][:n]
-        shift = domain.generator if self.coset else 1
-        points = [shift * pow(domain.omega, i, FR_MODULUS) % FR_MODULUS for i in range(n)]
-        want = ints_to_limbs(_naive_evaluations(limbs_to_ints(coefficients), points))
+        method, shift = ("coset_ntt", domain.generator) if self.coset else ("ntt", None)
+        want = ints_to_limbs(
+            transform_by_definition(method, limbs_to_ints(coefficients), domain, shift)
+        )
         if not np.array_equal(self._transform(backend, coefficients, domain), want):
             raise BenchCheckFailed(
                 f"backend {backend.name!r}: {self.figure} of size {n} disagrees with "

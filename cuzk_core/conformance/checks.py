@@ -3,18 +3,19 @@ inputs (scalars 0, 1, r−1, all-0/1 vectors, infinity, repeated and opposite po
 byte-identical proof for a fixed seed on a tiny circuit; and the helpers of the whole suite.
 
 One list, :data:`CHECKS`, serves ``cuzk backends --check NAME`` and the pytest suite
-(:mod:`cuzk_core.conformance.suite`) alike; the suite's larger tests draw their inputs, oracles and
-comparisons from this module too. A check draws its inputs from ``check.rng(seed)``, so a seed
-replays it wherever it runs. Sizes stay at 64 points or values at most (257 fixed-base scalars)
-because the reference is plain Python. The reference itself is held to the definitions (naive
-sums, one scalar multiplication per point), not to itself.
+(:mod:`cuzk_core.conformance.suite`) alike; the suite's larger tests use this module's checks and
+comparisons too. Inputs come from :mod:`~cuzk_core.conformance.inputs`, drawn from
+``check.rng(seed)``, so a seed replays a check wherever it runs. Sizes stay at 64 points or values
+at most (257 fixed-base scalars) because the reference is plain Python. The reference itself is
+held to the definitions in :mod:`~cuzk_core.conformance.oracles` (naive sums, one scalar
+multiplication per point), not to itself.
 """
 
 from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -22,11 +23,26 @@ import numpy as np
 
 from cuzk_core import fallbacks
 from cuzk_core.backend import Backend
-from cuzk_core.curve.g1 import G1_GENERATOR, G1_OPS
-from cuzk_core.curve.g2 import G2_GENERATOR, G2_OPS
+from cuzk_core.conformance.inputs import (
+    GROUPS,
+    POINT_KINDS,
+    SCALAR_KINDS,
+    SPECIAL_SCALARS,
+    R,
+    edge_points,
+    random_points,
+    random_r1cs,
+    random_scalars,
+)
+from cuzk_core.conformance.oracles import (
+    fixed_base_by_definition,
+    msm_by_definition,
+    quotient_by_definition,
+    r1cs_by_definition,
+    transform_by_definition,
+)
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
-from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.setup import generate_parameters
@@ -36,12 +52,11 @@ from cuzk_core.hookspecs import BackendInfo
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import load_profile
-from cuzk_core.r1cs import ConstraintSystem, LinearCombination, R1CSMatrices, SparseMatrix
+from cuzk_core.r1cs import ConstraintSystem, LinearCombination, R1CSMatrices
 from cuzk_core.timing import Timer
 
 REFERENCE = "cpu"
 """The backend every other one is held to."""
-R = FR_MODULUS
 PINNING = ("none", "register", "pool")
 KEY_STORAGE = ("device", "host", "stream", "mmap")
 MSM_PROFILES = {
@@ -50,7 +65,6 @@ MSM_PROFILES = {
     "unsigned": {"msm.signed_digits": False},
 }
 """Profile changes every edge-input MSM runs under: both digit encodings and the 0/1 split."""
-GROUPS = {"g1": (G1_OPS, G1_GENERATOR, G1Affines), "g2": (G2_OPS, G2_GENERATOR, G2Affines)}
 REFERENCE_FIXED_BASE = {"g1": reference_fixed_base_g1, "g2": reference_fixed_base_g2}
 NOT_IMPLEMENTED = "not implemented (optional hook)"
 HOST_INPUT = 1 << 10
@@ -134,55 +148,7 @@ def run_check(check: Check, checked: Subject, seed: int) -> Outcome:
     return Outcome(check, note=note)
 
 
-# ---------------------------------------------------------------- inputs
-
-
-def random_scalars(rng: random.Random, n: int) -> list[int]:
-    """``n`` uniform elements of Fr."""
-    return [rng.randrange(R) for _ in range(n)]
-
-
-_SPECIALS = (0, 1, 2, R - 1, R - 2, (R - 1) // 2, 1 << 254, (1 << 128) - 1)
-SCALAR_KINDS: dict[str, Callable[[random.Random, int], list[int]]] = {
-    "random": random_scalars,
-    "zeros": lambda rng, n: [0] * n,
-    "ones": lambda rng, n: [1] * n,
-    "r-1": lambda rng, n: [R - 1] * n,
-    "bits": lambda rng, n: [rng.randrange(2) for _ in range(n)],
-    "one-hot": lambda rng, n: [int(i == n - 1) for i in range(n)],
-    "specials": lambda rng, n: [_SPECIALS[i % len(_SPECIALS)] for i in range(n)],
-    "mixed": lambda rng, n: [rng.choice([0, 1, R - 1, rng.randrange(R)]) for _ in range(n)],
-}
-"""Scalar vectors by name: random, and the edge cases bucket methods get wrong."""
-
-
-def random_points(group: str, rng: random.Random, n: int) -> list:
-    """``n`` distinct subgroup points ``P + i·Q`` of ``group`` (affine): cheap in bulk."""
-    ops, generator, _ = GROUPS[group]
-    lifted = ops.add_affine(ops.infinity, generator)
-    step = ops.batch_to_affine([ops.mul(lifted, rng.randrange(1, R))])[0]
-    current, points = ops.mul(lifted, rng.randrange(1, R)), []
-    for _ in range(n):
-        points.append(current)
-        current = ops.add_affine(current, step)
-    return ops.batch_to_affine(points)
-
-
-def edge_points(group: str, kind: str, rng: random.Random, n: int) -> list:
-    """``n`` points of one :data:`POINT_KINDS` kind: infinity, repeated, ±P, or all (mixed)."""
-    p, q = random_points(group, rng, 2)
-    minus_p = GROUPS[group][0].neg_affine(p)
-    pattern = {
-        "infinity": (None, p, q, None, q, p),
-        "all-infinity": (None,),
-        "repeated": (p,),
-        "opposite": (minus_p, p),
-        "mixed": (None, p, p, p, minus_p, None, minus_p, q),
-    }[kind]
-    return [pattern[i % len(pattern)] for i in range(n)]
-
-
-POINT_KINDS = ("infinity", "all-infinity", "repeated", "opposite", "mixed")
+# ---------------------------------------------------------------- the tiny circuit
 
 
 class TinyCircuit:
@@ -229,16 +195,6 @@ def expected(
     return by_definition() if checked.is_reference else from_reference(checked.reference)
 
 
-def msm_by_definition(group: str, points: list, scalars: list[int]) -> Any:
-    """``Σ kᵢ·Pᵢ`` one scalar multiplication at a time (affine, None for infinity)."""
-    ops = GROUPS[group][0]
-    total = ops.infinity
-    for point, k in zip(points, scalars, strict=True):
-        if point is not None:
-            total = ops.add(total, ops.mul(ops.add_affine(ops.infinity, point), k))
-    return ops.batch_to_affine([total])[0]
-
-
 def expected_msm(
     checked: Subject, group: str, points: list, scalars: list[int]
 ) -> G1Affines | G2Affines:
@@ -249,29 +205,6 @@ def expected_msm(
         lambda reference: _msm(reference, group, batch.from_points(points), ints_to_limbs(scalars)),
         lambda: batch.from_points([msm_by_definition(group, points, scalars)]),
     )
-
-
-def transform_by_definition(
-    method: str, values: list[int], domain: EvaluationDomain, shift: int | None, rows: Iterable[int]
-) -> list[int]:
-    """Rows ``rows`` of NTT ``method`` of ``values``, each from its defining sum (O(n) a row)."""
-    inverse = method.endswith("intt")
-    omega = pow(domain.omega, -1, R) if inverse else domain.omega
-    n_inv = pow(domain.size, -1, R)
-    out = []
-    for k in rows:
-        x = pow(omega, k, R)
-        if method == "coset_ntt":
-            x = x * shift % R
-        total = 0
-        for v in reversed(values):
-            total = (total * x + v) % R
-        if inverse:
-            total = total * n_inv % R
-        if method == "coset_intt":
-            total = total * pow(shift, -k, R) % R
-        out.append(total)
-    return out
 
 
 # ---------------------------------------------------------------- comparisons
@@ -431,26 +364,10 @@ def _synthesize(checked: Subject, rng: random.Random) -> None:
         _same_matrices(got.matrices, want.matrices, f"x={_short(x)}")
         same_scalars(got.witness, want.witness, f"witness for x={_short(x)}")
         z = limbs_to_ints(got.witness)
-        a, b, c = (m.dot(z) for m in (got.matrices.a, got.matrices.b, got.matrices.c))
+        a, b, c = r1cs_by_definition(got.matrices, z)
         for row, (ai, bi, ci) in enumerate(zip(a, b, c, strict=True)):
             if ai * bi % R != ci:
                 raise CheckFailed(f"x={_short(x)}: the witness breaks constraint {row}")
-
-
-def _random_matrix(rng: random.Random, rows: int, cols: int) -> SparseMatrix:
-    coeffs = (1, 2, R - 1, R - 2)
-    entries = []
-    for row in range(rows):
-        width = 0 if row % 7 == 6 else rng.choice([0, 1, 2, 3, 8, 64])
-        picks = sorted(rng.sample(range(cols), min(cols, width)))
-        entries.append([(col, rng.choice([*coeffs, rng.randrange(1, R)])) for col in picks])
-    return SparseMatrix.from_rows(entries, cols)
-
-
-def random_r1cs(rng: random.Random, rows: int, cols: int) -> R1CSMatrices:
-    """Random sparse A, B, C (``rows`` × ``cols``, two inputs): empty, short and dense rows."""
-    a, b, c = (_random_matrix(rng, rows, cols) for _ in range(3))
-    return R1CSMatrices(num_inputs=2, num_aux=cols - 2, num_constraints=rows, a=a, b=b, c=c)
 
 
 def check_evaluate_r1cs(checked: Subject, matrices: R1CSMatrices, witness: list[int]) -> None:
@@ -461,7 +378,7 @@ def check_evaluate_r1cs(checked: Subject, matrices: R1CSMatrices, witness: list[
     want = expected(
         checked,
         lambda reference: reference.evaluate_r1cs(matrices, z),
-        lambda: tuple(ints_to_limbs(m.dot(witness)) for m in (matrices.a, matrices.b, matrices.c)),
+        lambda: tuple(ints_to_limbs(v) for v in r1cs_by_definition(matrices, witness)),
     )
     if not isinstance(got, tuple) or len(got) != 3:
         raise CheckFailed(f"returned {_kind(got)}, expected a tuple (a, b, c)")
@@ -531,7 +448,7 @@ def check_quotient(checked: Subject, a: list[int], b: list[int], c: list[int], s
     want = expected(
         checked,
         lambda reference: reference.quotient_pointwise(*limbs, scale),
-        lambda: ints_to_limbs([(x * y - z) * scale % R for x, y, z in zip(a, b, c, strict=True)]),
+        lambda: ints_to_limbs(quotient_by_definition(a, b, c, scale)),
     )
     same_scalars(got, want, f"n={len(a)}, scale {_short(scale)}")
     unchanged(limbs, copies, "quotient_pointwise")
@@ -604,13 +521,6 @@ def _msm_points(
 # ---------------------------------------------------------------- fixed base (optional hooks)
 
 
-def fixed_base_by_definition(group: str, base: Any, scalars: list[int]) -> G1Affines | G2Affines:
-    """``[k·base for k in scalars]``, one scalar multiplication each."""
-    ops, _, batch = GROUPS[group]
-    lifted = ops.add_affine(ops.infinity, base)
-    return batch.from_points(ops.batch_to_affine([ops.mul(lifted, k) for k in scalars]))
-
-
 def same_points(got: Any, want: G1Affines | G2Affines, what: str) -> None:
     """``got`` is a batch of the reference's type and length, equal to it in every limb."""
     if not isinstance(got, type(want)) or len(got) != len(want):
@@ -637,7 +547,7 @@ def check_fixed_base(checked: Subject, group: str, base: Any, scalars: list[int]
     want = expected(
         checked,
         lambda reference: REFERENCE_FIXED_BASE[group](base, limbs),
-        lambda: fixed_base_by_definition(group, base, scalars),
+        lambda: GROUPS[group][2].from_points(fixed_base_by_definition(group, base, scalars)),
     )
     where = (
         "infinity" if base is None else f"x = {_short(base[0] if group == 'g1' else base[0][0])}"
@@ -658,7 +568,7 @@ def _fixed_base_random(group: str, checked: Subject, rng: random.Random) -> str 
 def _fixed_base_edges(group: str, checked: Subject, rng: random.Random) -> str | None:
     """0, 1, r−1 and the other special scalars, repeated, on G and on another point; no
     scalars; and the base at infinity."""
-    edges = [*_SPECIALS, *_SPECIALS[::-1], rng.randrange(R), 0, 0]
+    edges = [*SPECIAL_SCALARS, *SPECIAL_SCALARS[::-1], rng.randrange(R), 0, 0]
     other = random_points(group, rng, 1)[0]
     for base, scalars in ((GROUPS[group][1], edges), (other, edges), (other, []), (None, edges)):
         if check_fixed_base(checked, group, base, scalars) is not None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 SUITE = Path(__file__).with_name("suite")
 """The tests the suite contributes; ``--cuzk-backend`` adds them to the run."""
 _SEED = pytest.StashKey[int]()
+_SEED_DRAWN = pytest.StashKey[bool]()
 _PLUGINS = pytest.StashKey["Plugins"]()
 _SUBJECTS = pytest.StashKey[dict[str, "Subject"]]()
 
@@ -151,9 +152,11 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
-    """After a failure in a run with the suite (``-q`` hides the header), repeat the seed."""
+    """After a failure in a run with the suite or with tests that drew from the seed (``-q``
+    hides the header), repeat the seed."""
     suite_ran = config.getoption("cuzk_backend") is not None or _collects_suite(config)
-    if suite_ran and terminalreporter.stats.get("failed"):
+    drawn = config.stash.get(_SEED_DRAWN, False)
+    if (suite_ran or drawn) and terminalreporter.stats.get("failed"):
         seed = config.stash[_SEED]
         terminalreporter.write_line(f"cuzk conformance: replay with --cuzk-seed {seed}")
 
@@ -167,6 +170,7 @@ def cuzk_backend_name(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def cuzk_seed(pytestconfig: pytest.Config) -> int:
     """The seed every random input of the suite derives from (``--cuzk-seed``, else fresh)."""
+    pytestconfig.stash[_SEED_DRAWN] = True
     return pytestconfig.stash[_SEED]
 
 

@@ -18,6 +18,7 @@ from host_build import build_harness
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
 from cuzk_backend_gpu import fixed_base
+from cuzk_core.conformance.inputs import SPECIAL_SCALARS, random_points, random_scalars
 from cuzk_core.curve.g1 import G1_GENERATOR
 from cuzk_core.curve.g2 import G2_GENERATOR
 from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
@@ -31,28 +32,6 @@ GROUPS = {
     "g1": (fixed_base.G1, G1_GENERATOR, reference_fixed_base_g1),
     "g2": (fixed_base.G2, G2_GENERATOR, reference_fixed_base_g2),
 }
-
-
-def _bytes_of(byte: int, count: int) -> int:
-    return int.from_bytes(bytes([byte]) * count, "little")
-
-
-EDGES = [
-    0,
-    1,
-    2,
-    R - 1,
-    R - 2,
-    (R - 1) // 2,
-    1 << 254,
-    (1 << 128) - 1,
-    _bytes_of(0x80, 31),  # every digit exactly 2^(c−1): positive, no carries
-    _bytes_of(0x81, 31),  # every digit negative, a carry into each next window
-    _bytes_of(0xFF, 31),  # carries ripple through zero digits into the last window
-    0x73 << 248,  # the top window's largest digit (r's top byte is 0x73)
-    R - (1 << 200),
-]
-"""Scalars at the edges of the signed recoding (c = 8) and of the field."""
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +68,7 @@ def _check(harness, name: str, base, c: int, scalars: list[int]) -> None:
 @pytest.mark.parametrize("name", GROUPS)
 def test_the_backends_window_on_edges_and_random_scalars(harness, name):
     rng = random.Random(name)
-    scalars = [*EDGES, *(rng.randrange(R) for _ in range(12))]
+    scalars = [*SPECIAL_SCALARS, *random_scalars(rng, 12)]
     scalars += scalars[-3:]  # repeated scalars
     _check(harness, name, GROUPS[name][1], fixed_base.WINDOW_BITS, scalars)
 
@@ -97,10 +76,9 @@ def test_the_backends_window_on_edges_and_random_scalars(harness, name):
 @pytest.mark.parametrize("name", GROUPS)
 def test_windows_across_word_boundaries_and_another_base(harness, name):
     """c = 5 puts digits across 32-bit words (c = 8 never does); the base is not G."""
-    _, generator, reference = GROUPS[name]
     rng = random.Random(f"{name}:5")
-    base = reference(generator, ints_to_limbs([rng.randrange(1, R)])).to_points()[0]
-    scalars = [0, 1, R - 1, _bytes_of(0xFF, 31), *(rng.randrange(R) for _ in range(6))]
+    base = random_points(name, rng, 1)[0]
+    scalars = [*SPECIAL_SCALARS, *random_scalars(rng, 6)]
     _check(harness, name, base, 5, scalars)
 
 

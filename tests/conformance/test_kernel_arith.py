@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from host_build import build_harness
 
-from cuzk_core.curve.g1 import G1_GENERATOR, g1_add_affine, g1_double, g1_from_affine, g1_mul
+from cuzk_core.conformance.inputs import edge_values, random_points, random_scalars
+from cuzk_core.curve.g1 import g1_add_affine, g1_double, g1_from_affine
 from cuzk_core.curve.g1 import g1_to_affine as g1_affine
-from cuzk_core.curve.g2 import G2_GENERATOR, g2_add_affine, g2_double, g2_from_affine, g2_mul
+from cuzk_core.curve.g2 import g2_add_affine, g2_double, g2_from_affine
 from cuzk_core.curve.g2 import g2_to_affine as g2_affine
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.field.tower import fq2_inv, fq2_mul, fq2_neg, fq2_sqr, fq2_sub
@@ -34,15 +35,12 @@ def harness(tmp_path_factory):
     return run
 
 
-def _edge_values(p: int) -> list[int]:
-    return [0, 1, 2, p - 1, p - 2, (p - 1) // 2, 1 << 32, (1 << 64) - 1]
-
-
 @pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
 def test_prime_field(harness, name, p):
     rng = random.Random(p)
-    values = _edge_values(p) + [rng.randrange(p) for _ in range(40)]
-    pairs = [(a, b) for a in values[:8] for b in values[:8]]
+    edges = list(edge_values(p))
+    values = edges + random_scalars(rng, 40, p)
+    pairs = [(a, b) for a in edges for b in edges]
     pairs += [(rng.choice(values), rng.choice(values)) for _ in range(200)]
     rows = harness([f"{name} {a:x} {b:x}" for a, b in pairs])
     for (a, b), row in zip(pairs, rows, strict=True):
@@ -52,7 +50,7 @@ def test_prime_field(harness, name, p):
 def test_fq2(harness):
     rng = random.Random(2)
     elems = [(0, 0), (1, 0), (0, 1), (Q - 1, Q - 1)]
-    elems += [(rng.randrange(Q), rng.randrange(Q)) for _ in range(30)]
+    elems += zip(random_scalars(rng, 30, Q), random_scalars(rng, 30, Q), strict=True)
     pairs = [(rng.choice(elems), rng.choice(elems)) for _ in range(150)]
     rows = harness([f"fq2 {a[0]:x} {a[1]:x} {b[0]:x} {b[1]:x}" for a, b in pairs])
     for (a, b), row in zip(pairs, rows, strict=True):
@@ -72,9 +70,9 @@ def _xyzz_to_affine_g2(row):
     return (fq2_mul(x, fq2_inv(zz)), fq2_mul(y, fq2_inv(zzz)))
 
 
-def _curve_cases(to_affine, mul, rng):
+def _curve_cases(group, rng):
     """Point lists with signs covering infinity, equal points, opposite points and plain sums."""
-    pts = [to_affine(mul(k)) for k in (rng.randrange(1, R) for _ in range(4))]
+    pts = random_points(group, rng, 4)
     p, q = pts[0], pts[1]
     return [
         [(p, 0)],
@@ -90,7 +88,7 @@ def _curve_cases(to_affine, mul, rng):
 
 def test_g1(harness):
     rng = random.Random(11)
-    cases = _curve_cases(g1_affine, lambda k: g1_mul(g1_from_affine(G1_GENERATOR), k), rng)
+    cases = _curve_cases("g1", rng)
     lines = []
     for case in cases:
         words = [f"g1 {len(case)}"]
@@ -112,7 +110,7 @@ def test_g1(harness):
 
 def test_g2(harness):
     rng = random.Random(12)
-    cases = _curve_cases(g2_affine, lambda k: g2_mul(g2_from_affine(G2_GENERATOR), k), rng)
+    cases = _curve_cases("g2", rng)
     lines = []
     for case in cases:
         words = [f"g2 {len(case)}"]

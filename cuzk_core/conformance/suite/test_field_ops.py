@@ -8,14 +8,12 @@ import random
 import pytest
 
 from cuzk_core.conformance.checks import (
-    SCALAR_KINDS,
     Subject,
     check_evaluate_r1cs,
     check_quotient,
     largest_input,
-    random_r1cs,
-    random_scalars,
 )
+from cuzk_core.conformance.inputs import SCALAR_KINDS, random_r1cs, random_scalars
 from cuzk_core.hookspecs import BackendInfo
 
 SIZES = (255, 256, 1025, 1 << 16)

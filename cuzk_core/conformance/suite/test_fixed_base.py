@@ -10,14 +10,12 @@ import pytest
 
 from cuzk_core.backend import Backend
 from cuzk_core.conformance.checks import (
-    GROUPS,
     REFERENCE,
-    R,
     Subject,
     TinyCircuit,
     check_fixed_base,
-    random_scalars,
 )
+from cuzk_core.conformance.inputs import GROUPS, SCALAR_KINDS, random_points, random_scalars
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.sources import NativeCircuit
 
@@ -29,12 +27,10 @@ LARGE = {"g1": 1 << 12, "g2": 1 << 10}
 def test_large(cuzk_subject: Subject, cuzk_rng: random.Random, group: str) -> None:
     """Thousands of scalars, 0, 1 and r−1 scattered among them, on a random base."""
     n = LARGE[group]
-    scalars = [cuzk_rng.choice([0, 1, R - 1, cuzk_rng.randrange(R)]) for _ in range(n // 8)]
+    scalars = SCALAR_KINDS["mixed"](cuzk_rng, n // 8)
     scalars += random_scalars(cuzk_rng, n - len(scalars))
     cuzk_rng.shuffle(scalars)
-    ops, generator, _ = GROUPS[group]
-    lifted = ops.add_affine(ops.infinity, generator)
-    base = ops.batch_to_affine([ops.mul(lifted, cuzk_rng.randrange(1, R))])[0]
+    base = random_points(group, cuzk_rng, 1)[0]
     note = check_fixed_base(cuzk_subject, group, base, scalars)
     if note is not None:
         pytest.skip(f"cuzk_fixed_base_{group}: {note}")

@@ -11,20 +11,23 @@ import pytest
 
 from cuzk_core.backend import Backend
 from cuzk_core.conformance.checks import (
-    GROUPS,
     REFERENCE,
     Subject,
     check_msm,
     expected_msm,
     largest_input,
+)
+from cuzk_core.conformance.inputs import (
+    GROUPS,
+    SCALAR_KINDS,
+    SPECIAL_SCALARS,
+    R,
     random_points,
     random_scalars,
 )
-from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.hookspecs import BackendInfo
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 
-R = FR_MODULUS
 SIZES = (255, 256, 1025, 1 << 14, 1 << 16)
 G2_LARGEST = 1 << 14
 """G2 against the reference stops here (the reference's G2 MSM of 2^16 takes minutes)."""
@@ -74,7 +77,7 @@ def _window_inputs(
     if key not in _WINDOW_INPUTS:
         rng = random.Random(f"{seed}:windows:{group}")
         points = random_points(group, rng, WINDOW_POINTS)
-        scalars = [*random_scalars(rng, WINDOW_POINTS - 3), 0, 1, R - 1]
+        scalars = [*random_scalars(rng, WINDOW_POINTS - len(SPECIAL_SCALARS)), *SPECIAL_SCALARS]
         _WINDOW_INPUTS[key] = points, scalars, expected_msm(checked, group, points, scalars)
     return _WINDOW_INPUTS[key]
 
@@ -83,7 +86,7 @@ def _window_inputs(
 def test_window_bits(
     cuzk_subject: Subject, cuzk_seed: int, group: str, digits: str, window_bits: int
 ) -> None:
-    """255 points (scalars 0, 1, r−1 among them) at each window size, signed and unsigned."""
+    """255 points (the special scalars among them) at each window size, signed and unsigned."""
     points, scalars, want = _window_inputs(cuzk_subject, group, cuzk_seed)
     check_msm(cuzk_subject, group, points, scalars, (DIGITS[digits],), (window_bits,), want)
 
@@ -105,7 +108,7 @@ def test_large_invariants(cuzk_subject: Subject, cuzk_rng: random.Random, group:
     n = 1 << 16
     ops, _, batch = GROUPS[group]
     points = batch.from_points(random_points(group, cuzk_rng, n))
-    a = [cuzk_rng.choice([0, 1, cuzk_rng.randrange(R)]) for _ in range(n)]
+    a = SCALAR_KINDS["mixed"](cuzk_rng, n)
     b = random_scalars(cuzk_rng, n)
     backend = cuzk_subject.backend()
     base = _msm(backend, group, points, a)

@@ -9,12 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from cuzk_core.conformance.checks import (
-    Subject,
-    check_transform,
-    largest_input,
-    random_scalars,
-)
+from cuzk_core.conformance.checks import Subject, check_transform, largest_input
+from cuzk_core.conformance.inputs import random_scalars
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.hookspecs import BackendInfo
 

@@ -1,48 +1,36 @@
-"""The C kernels against plain-Python definitions (no other backend involved)."""
+"""The C kernels against plain-Python definitions (no other backend involved).
+
+Inputs come from :mod:`cuzk_core.conformance.inputs` through ``cuzk_rng`` (``--cuzk-seed N``
+replays them), expected values from :mod:`cuzk_core.conformance.oracles`.
+"""
 
 from __future__ import annotations
-
-import random
 
 import numpy as np
 import pytest
 from cuzk_fastcpu import kernels
 
-from cuzk_core.curve.g1 import G1_GENERATOR, g1_add, g1_from_affine, g1_mul, g1_to_affine
-from cuzk_core.curve.g2 import G2_GENERATOR, g2_add, g2_from_affine, g2_mul, g2_to_affine
+from cuzk_core.conformance.inputs import (
+    SCALAR_KINDS,
+    SPECIAL_SCALARS,
+    R,
+    edge_points,
+    random_points,
+    random_scalars,
+)
+from cuzk_core.conformance.oracles import (
+    fixed_base_by_definition,
+    msm_by_definition,
+    quotient_by_definition,
+    transform_by_definition,
+)
 from cuzk_core.domain import EvaluationDomain
-from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import SparseMatrix
 
-R = FR_MODULUS
 pytestmark = pytest.mark.skipif(
     bool(kernels.UNAVAILABLE_REASON), reason=kernels.UNAVAILABLE_REASON or "available"
 )
-
-
-@pytest.fixture
-def rng() -> random.Random:
-    seed = random.SystemRandom().getrandbits(32)
-    print(f"rng seed {seed}")
-    return random.Random(seed)
-
-
-def g1_points(rng: random.Random, n: int) -> list:
-    base = g1_from_affine(G1_GENERATOR)
-    return [g1_to_affine(g1_mul(base, rng.randrange(1, R))) for _ in range(n)]
-
-
-def naive_g1(points: list, scalars: list[int]):
-    acc = g1_from_affine(None)
-    for p, k in zip(points, scalars, strict=True):
-        acc = g1_add(acc, g1_mul(g1_from_affine(p), k))
-    return g1_to_affine(acc)
-
-
-def naive_dft(values: list[int], omega: int) -> list[int]:
-    n = len(values)
-    return [sum(v * pow(omega, i * j, R) for j, v in enumerate(values)) % R for i in range(n)]
 
 
 @pytest.fixture(params=kernels.fq_kernels() if kernels._native else [])
@@ -61,33 +49,25 @@ def test_unknown_fq_kernel_is_refused():
 
 @pytest.mark.parametrize("window_bits", [None, 1, 2, 5, 9])
 @pytest.mark.parametrize("signed", [True, False])
-def test_msm_g1_matches_naive(rng, fq_kernel, window_bits, signed):
-    points = g1_points(rng, 20)
-    points[3] = None
-    points[5] = points[4]
-    points[6] = (points[4][0], FQ_MODULUS - points[4][1])
-    scalars = [rng.randrange(R) for _ in points]
-    scalars[:3] = [0, 1, R - 1]
-    scalars[5] = scalars[6] = scalars[4]
+def test_msm_g1_matches_naive(cuzk_rng, fq_kernel, window_bits, signed):
+    # special scalars on random points, then ∞, P, P, P, −P, ∞, −P, Q all under one scalar
+    points = [*random_points("g1", cuzk_rng, 12), *edge_points("g1", "mixed", cuzk_rng, 8)]
+    scalars = [*SCALAR_KINDS["specials"](cuzk_rng, 12), *random_scalars(cuzk_rng, 1) * 8]
     result = kernels.msm(G1Affines.from_points(points), ints_to_limbs(scalars), window_bits, signed)
-    assert result.to_points() == [naive_g1(points, scalars)]
+    assert result.to_points() == [msm_by_definition("g1", points, scalars)]
 
 
-def test_msm_g2_matches_naive(rng, fq_kernel):
-    base = g2_from_affine(G2_GENERATOR)
-    points = [g2_to_affine(g2_mul(base, rng.randrange(1, R))) for _ in range(5)]
-    scalars = [rng.randrange(R) for _ in points]
-    expected = g2_from_affine(None)
-    for p, k in zip(points, scalars, strict=True):
-        expected = g2_add(expected, g2_mul(g2_from_affine(p), k))
+def test_msm_g2_matches_naive(cuzk_rng, fq_kernel):
+    points = random_points("g2", cuzk_rng, 5)
+    scalars = random_scalars(cuzk_rng, len(points))
     result = kernels.msm(G2Affines.from_points(points), ints_to_limbs(scalars), 3, True)
-    assert result.to_points() == [g2_to_affine(expected)]
+    assert result.to_points() == [msm_by_definition("g2", points, scalars)]
 
 
-def test_fq_kernels_agree_on_many_products(rng):
+def test_fq_kernels_agree_on_many_products(cuzk_rng):
     """Every Fq kernel gives the same MSM over 512 points (about a million multiplications)."""
-    points = G1Affines.from_points(g1_points(rng, 8) * 64)
-    scalars = ints_to_limbs([rng.randrange(R) for _ in range(len(points))])
+    points = G1Affines.from_points(random_points("g1", cuzk_rng, 8) * 64)
+    scalars = ints_to_limbs(random_scalars(cuzk_rng, len(points)))
     default = kernels.fq_kernel()
     results = []
     try:
@@ -99,44 +79,43 @@ def test_fq_kernels_agree_on_many_products(rng):
     assert all(np.array_equal(r, results[0]) for r in results)
 
 
-def test_msm_of_nothing_or_cancelling_points_is_infinity(rng):
+def test_msm_of_nothing_or_cancelling_points_is_infinity(cuzk_rng):
     empty = kernels.msm(G1Affines.empty(0), np.zeros((0, 4), np.uint64), None, True)
     assert empty.to_points() == [None]
-    p = g1_points(rng, 1)[0]
-    both = G1Affines.from_points([p, (p[0], FQ_MODULUS - p[1])])
+    both = G1Affines.from_points(edge_points("g1", "opposite", cuzk_rng, 2))
     assert kernels.msm(both, ints_to_limbs([5, 5]), 4, True).to_points() == [None]
 
 
-def test_msm_checks_shapes(rng):
-    points = G1Affines.from_points(g1_points(rng, 2))
+def test_msm_checks_shapes(cuzk_rng):
+    points = G1Affines.from_points(random_points("g1", cuzk_rng, 2))
     with pytest.raises(ValueError, match="expected 2 scalars"):
         kernels.msm(points, ints_to_limbs([1, 2, 3]), None, True)
 
 
 @pytest.mark.parametrize("log_n", [0, 1, 2, 5])
 @pytest.mark.parametrize("generator", [5, 7])
-def test_ntt_matches_dft(rng, log_n, generator):
+def test_ntt_matches_dft(cuzk_rng, log_n, generator):
     domain = EvaluationDomain(log_n, generator)
-    values = [rng.randrange(R) for _ in range(domain.size)]
+    values = random_scalars(cuzk_rng, domain.size)
     out = kernels.ntt(ints_to_limbs(values), domain.omega)
-    assert limbs_to_ints(out) == naive_dft(values, domain.omega)
+    assert limbs_to_ints(out) == transform_by_definition("ntt", values, domain)
 
 
-def test_scale_by_powers_and_quotient(rng):
-    values = [rng.randrange(R) for _ in range(9)] + [0, R - 1]
-    base, first = rng.randrange(R), rng.randrange(R)
+def test_scale_by_powers_and_quotient(cuzk_rng):
+    values = [*random_scalars(cuzk_rng, 9), *SPECIAL_SCALARS]
+    base, first = cuzk_rng.randrange(R), cuzk_rng.randrange(R)
     scaled = kernels.scale_by_powers(ints_to_limbs(values), base, first)
     assert limbs_to_ints(scaled) == [v * first * pow(base, i, R) % R for i, v in enumerate(values)]
-    a, b, c = ([rng.randrange(R) for _ in values] for _ in range(3))
-    scale = rng.randrange(R)
+    a, b, c = (random_scalars(cuzk_rng, len(values)) for _ in range(3))
+    scale = cuzk_rng.randrange(R)
     out = kernels.quotient(ints_to_limbs(a), ints_to_limbs(b), ints_to_limbs(c), scale)
-    assert limbs_to_ints(out) == [(x * y - z) * scale % R for x, y, z in zip(a, b, c, strict=True)]
+    assert limbs_to_ints(out) == quotient_by_definition(a, b, c, scale)
 
 
-def test_spmv(rng):
-    rows = [[(0, 1), (3, R - 1)], [], [(1, rng.randrange(1, R)), (2, 2), (4, 7)]]
+def test_spmv(cuzk_rng):
+    rows = [[(0, 1), (3, R - 1)], [], [(1, cuzk_rng.randrange(1, R)), (2, 2), (4, 7)]]
     matrix = SparseMatrix.from_rows(rows, 5)
-    z = [rng.randrange(R) for _ in range(5)]
+    z = random_scalars(cuzk_rng, 5)
     assert limbs_to_ints(kernels.spmv(matrix, ints_to_limbs(z))) == matrix.dot(z)
     with pytest.raises(ValueError, match="4 entries, the matrix 5 columns"):
         kernels.spmv(matrix, ints_to_limbs(z[:4]))
@@ -158,20 +137,14 @@ def test_auto_window_grows_with_n():
     assert windows[0] >= 2 and windows[-1] <= kernels.MAX_AUTO_WINDOW
 
 
-@pytest.mark.parametrize(
-    ("batch", "points", "mul", "to_affine", "from_affine"),
-    [
-        (G1Affines, g1_points, g1_mul, g1_to_affine, g1_from_affine),
-        (G2Affines, None, g2_mul, g2_to_affine, g2_from_affine),
-    ],
-)
-def test_fixed_base_matches_scalar_multiplication(rng, batch, points, mul, to_affine, from_affine):
-    generator = G1_GENERATOR if batch is G1Affines else G2_GENERATOR
-    base = to_affine(mul(from_affine(generator), rng.randrange(1, R)))
-    # 0, 1, r - 1, a lone top bit and random scalars, across more than one 256-point chunk
-    scalars = [0, 1, R - 1, 1 << 254, 2] + [rng.randrange(R) for _ in range(300)] + [0]
+@pytest.mark.parametrize(("group", "batch"), [("g1", G1Affines), ("g2", G2Affines)])
+def test_fixed_base_matches_scalar_multiplication(cuzk_rng, group, batch):
+    base = random_points(group, cuzk_rng, 1)[0]
+    # the special scalars (0, 1, r − 1, 2^254, …) and random ones, across more than one
+    # 256-point chunk
+    scalars = [*SPECIAL_SCALARS, *random_scalars(cuzk_rng, 300), 0]
     got = kernels.fixed_base(batch, base, ints_to_limbs(scalars))
-    expected = [to_affine(mul(from_affine(base), k)) for k in scalars]
+    expected = fixed_base_by_definition(group, base, scalars)
     assert got.to_points() == expected
     assert got.infinity.tolist() == [k == 0 for k in scalars]
     assert kernels.fixed_base(batch, None, ints_to_limbs([3, 4])).infinity.all()
