@@ -4,7 +4,8 @@ Each command (``cuzk --help``, ``cuzk prove --help`` …) runs as ``python -m cu
 fresh process from an empty folder, once from this checkout and once with ``--baseline DIR`` (a
 source tree of another commit, e.g. ``git archive COMMIT | tar -x -C DIR``) first on PYTHONPATH;
 wall seconds and the child's user+system CPU seconds, medians and ranges, go to JSON with the
-machine, its load and the commit. Also recorded: which heavy packages each command imported.
+machine, its load and the commit. Also recorded: which heavy packages each command imported, and
+``python -X importtime -c 'import cuzk_core.cli'`` for both trees.
 
     python bench/cli_startup.py --baseline /tmp/cuzk-base --runs 20 --json out.json
 """
@@ -79,6 +80,22 @@ def heavy_imports(args: list[str], env: dict[str, str], cwd: str) -> list[str]:
     return [name for name in HEAVY if name in modules]
 
 
+def import_seconds(env: dict[str, str], cwd: str) -> float:
+    """``python -X importtime -c 'import cuzk_core.cli'``: the package's cumulative import time."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import cuzk_core.cli"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    last = done.stderr.strip().splitlines()[-1]  # the outermost import comes last
+    _, cumulative_us, name = (field.strip() for field in last.split("|"))
+    assert name == "cuzk_core.cli", last
+    return int(cumulative_us) / 1e6
+
+
 def _summary(values: list[float]) -> dict[str, Any]:
     return {
         "median_s": round(statistics.median(values), 4),
@@ -116,9 +133,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20, help="timed runs per command and tree")
     parser.add_argument("--json", type=Path, required=True, help="where to write the results")
     args = parser.parse_args()
+    trees = {"this": None, **({"baseline": args.baseline} if args.baseline else {})}
     with tempfile.TemporaryDirectory() as cwd:  # not the checkout: -m puts the cwd on sys.path
         start = environment.capture()
         rows = [measure(command, args.baseline, args.runs, cwd) for command in COMMANDS]
+        imports = {
+            name: _summary([import_seconds(_environment(tree), cwd) for _ in range(args.runs)])
+            for name, tree in trees.items()
+        }
     for row in rows:
         figures = "  ".join(
             f"{name}: cpu {row[name]['cpu']['median_s']:.3f} s, "
@@ -127,6 +149,8 @@ def main() -> None:
             if name in row
         )
         print(f"{' '.join(row['command']):<22} {figures}")
+    for name, summary in imports.items():
+        print(f"import cuzk_core.cli  {name}: {summary['median_s']:.3f} s (-X importtime)")
     document = {
         "benchmark": "cli start-up",
         **start,
@@ -135,6 +159,7 @@ def main() -> None:
         "baseline": str(args.baseline) if args.baseline else None,
         "runs": args.runs,
         "rows": rows,
+        "import_cuzk_core_cli": imports,
     }
     write_json_atomic(args.json, document)
     print(f"written to {args.json}")
