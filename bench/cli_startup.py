@@ -7,7 +7,8 @@ wall seconds and the child's user+system CPU seconds, medians and ranges, go to 
 machine, its load and the commit. Also recorded: which heavy packages each command imported, and
 ``python -X importtime -c 'import cuzk_core.cli'`` for both trees.
 
-    python bench/cli_startup.py --baseline /tmp/cuzk-base --runs 20 --json out.json
+    git archive COMMIT | tar -x -C /tmp/cuzk-base
+    python bench/cli_startup.py --baseline /tmp/cuzk-base --baseline-commit COMMIT --json out.json
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ def main() -> None:
     """Measure every command of :data:`COMMANDS` and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, help="source tree of the commit to compare with")
+    parser.add_argument("--baseline-commit", help="the commit that tree holds, for the record")
     parser.add_argument("--runs", type=int, default=20, help="timed runs per command and tree")
     parser.add_argument("--json", type=Path, required=True, help="where to write the results")
     args = parser.parse_args()
@@ -157,6 +159,7 @@ def main() -> None:
         "load_average_end": environment.load_average(),
         "profile": None,  # start-up only: no command here loads a profile
         "baseline": str(args.baseline) if args.baseline else None,
+        "baseline_commit": args.baseline_commit,
         "runs": args.runs,
         "rows": rows,
         "import_cuzk_core_cli": imports,
