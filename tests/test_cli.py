@@ -89,7 +89,7 @@ def files_listed(text: str, mode: str = "") -> set[str]:
     """The files a help text says its command writes with ``mode`` ("", "--zkey" or "--r1cs"):
     a row "with A or B: …" only in those modes, a row "… (not with A)" in every other mode."""
     listed = set()
-    for name, what in re.findall(r"^  (\S+\.(?:bin|json)) +(.*)$", text, re.MULTILINE):
+    for name, what in re.findall(r"^  ([\w.]+\.\w+) {2,}(.*)$", text, re.MULTILINE):
         only = re.match(r"with (--\S+(?: or --\S+)*):", what)
         if only is not None and mode not in only.group(1).split(" or "):
             continue

@@ -79,6 +79,7 @@ COMMAND_ARGS = {
     "profile": ["profile", "show"],
     "bench": ["bench", "msm", "--size", "2^8"],
     "trace": ["trace", "show", "t.jsonl"],
+    "cache": ["cache", "list"],
 }
 
 
