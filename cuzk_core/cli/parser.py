@@ -22,9 +22,9 @@ Register = Callable[["argparse._SubParsersAction[Any]", str, str], None]
 
 PROVE_FILES = """\
 files written into --out:
-  proof.bin              the proof
-  vk.bin                 the verifying key (not with --zkey)
-  public.json            the public inputs
+  proof.bin              the proof: A, B, C compressed, bellperson's layout
+  vk.bin                 the verifying key, bellperson's layout (not with --zkey)
+  public.json            the public inputs as decimal strings
   timings.json           the backend, the profile and every span's time
   proof.json             with --zkey or --r1cs: the proof in snarkjs's JSON
   verification_key.json  with --zkey or --r1cs: the verifying key in snarkjs's JSON
@@ -166,7 +166,7 @@ def _add_circuit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _prove(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
-    from cuzk_core.cli import bench_commands  # its --trace/--memlog; prove imports it anyway
+    from cuzk_core.cli import bench_commands  # --trace/--memlog (its module imports bench too)
 
     prove = sub.add_parser(
         name,
