@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import py_ecc_oracle
 import pytest
 
+from cuzk_core.circuits import PorepLite
 from cuzk_core.cli import main
 from cuzk_core.curve.serialize import g1_to_compressed
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
@@ -75,10 +77,63 @@ def test_timings_json_has_every_phase(small_proof):
     assert {"name", "start", "end", "parent", "backend"} <= set(span)
 
 
+def help_text(capsys, *command: str) -> str:
+    """What ``cuzk COMMAND --help`` prints."""
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--help"])
+    assert done.value.code == 0
+    return capsys.readouterr().out
+
+
+def files_listed(text: str, mode: str = "") -> set[str]:
+    """The files a help text says its command writes with ``mode`` ("", "--zkey" or "--r1cs"):
+    a row "with A or B: …" only in those modes, a row "… (not with A)" in every other mode."""
+    listed = set()
+    for name, what in re.findall(r"^  ([\w.]+\.\w+) {2,}(.*)$", text, re.MULTILINE):
+        only = re.match(r"with (--\S+(?: or --\S+)*):", what)
+        if only is not None and mode not in only.group(1).split(" or "):
+            continue
+        if mode and f"(not with {mode})" in what:
+            continue
+        listed.add(name)
+    return listed
+
+
+def test_prove_and_setup_write_the_files_their_help_lists(small_params, small_proof, capsys):
+    assert {p.name for p in small_proof.iterdir()} == files_listed(help_text(capsys, "prove"))
+    assert {p.name for p in small_params.iterdir()} == files_listed(help_text(capsys, "setup"))
+
+
+def test_prove_help_gives_each_porep_lite_knob_and_its_default(capsys):
+    text = " ".join(help_text(capsys, "prove").split())
+    flags = {"seed": "--circuit-seed"}
+    for knob, default in PorepLite().knobs().items():
+        flag = flags.get(knob, f"--{knob}")
+        described = re.search(rf" {flag} [A-Z_]+ porep-lite: [^-]*?\(default ([^)]*)\)", text)
+        assert described is not None and described.group(1) == str(default), flag
+    assert "--circuit CIRCUIT circuit name: porep-lite (default porep-lite)" in text
+
+
+def test_prove_and_setup_help_list_the_snarkjs_files(capsys):
+    prove = help_text(capsys, "prove")
+    assert files_listed(prove, "--zkey") == {
+        "proof.bin",
+        "public.json",
+        "timings.json",
+        "proof.json",
+        "verification_key.json",
+    }
+    assert files_listed(prove, "--r1cs") == files_listed(prove, "--zkey") | {"vk.bin"}
+    setup = help_text(capsys, "setup")
+    assert files_listed(setup, "--r1cs") == files_listed(setup) | {"verification_key.json"}
+
+
 def test_same_seed_byte_identical_proof(small_params, small_proof, tmp_path):
-    args = ["-q", "prove", "--params", str(small_params), "--out", str(tmp_path), "--seed", "7"]
-    assert main(args) == 0
+    # small_proof gave its global options before the command, this one after
+    args = ["prove", "--params", str(small_params), "--out", str(tmp_path), "--seed", "7"]
+    assert main([*args, "--profile", "cpu", "-q"]) == 0
     assert (tmp_path / "proof.bin").read_bytes() == (small_proof / "proof.bin").read_bytes()
+    assert json.loads((tmp_path / "timings.json").read_text())["profile"] == "cpu"
 
 
 def test_changed_public_input_fails_both_verifiers(small_proof, tmp_path, capsys):

@@ -9,9 +9,10 @@ from cuzk_core.errors import CuzkError
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``cuzk`` with ``argv``; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run ``cuzk`` with ``argv`` (default: the process's arguments); returns the exit status."""
+    if argv is None:
+        argv = sys.argv[1:]
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.handler(args)
     except CuzkError as exc:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from cuzk_core.conformance.checks import CHECKS, REFERENCE, Outcome, run_check, subject
+if TYPE_CHECKING:  # the checks import the whole prover: only `cuzk backends` loads them
+    from cuzk_core.conformance.checks import Outcome
 
 
 def add_check_options(parser: argparse.ArgumentParser, seed: Callable[[str], int]) -> None:
     """``--check NAME`` and ``--seed N`` on the ``backends`` sub-command."""
+    from cuzk_core.conformance.checks import REFERENCE
+
     parser.add_argument(
         "--check",
         metavar="NAME",
@@ -39,6 +43,8 @@ def _report(hook: str, outcomes: list[Outcome]) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Run every check on backend ``args.check``: 0 when all pass, 1 when a hook fails."""
+    from cuzk_core.conformance.checks import CHECKS, REFERENCE, run_check, subject
+
     checked = subject(args.check)  # BackendUnavailable: one line and exit 2
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     against = "the definitions" if checked.is_reference else REFERENCE
