@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import attrs
 import numpy as np
@@ -29,7 +29,8 @@ def ints_to_limbs(values: Sequence[int], limbs: int = SCALAR_LIMBS) -> np.ndarra
     One ``int.to_bytes`` per value (mapped in C) and one buffer copy, rather than per-limb shifts.
     """
     width = 8 * limbs
-    data = bytearray().join(map(int.to_bytes, values, repeat(width), repeat("little")))
+    little: Literal["little"] = "little"
+    data = bytearray().join(map(int.to_bytes, values, repeat(width), repeat(little)))
     return np.frombuffer(data, dtype="<u8").reshape(len(values), limbs)
 
 
@@ -50,9 +51,19 @@ def _fq_from(data: bytes, offset: int) -> int:
 class _AffineBatch:
     """Affine points: ``coords`` (``(n, *POINT_SHAPE)`` uint64) and an ``infinity`` mask."""
 
-    POINT_SHAPE: ClassVar[tuple[int, ...]]  # subclasses also define _flatten and _unflatten
+    POINT_SHAPE: ClassVar[tuple[int, ...]]
     coords: np.ndarray
     infinity: np.ndarray
+
+    @staticmethod
+    def _flatten(point: Any) -> Sequence[int]:
+        """An affine tuple's coordinates in limb order (each subclass defines it)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _unflatten(coords: list[int]) -> Any:
+        """The affine tuple of coordinates in limb order (each subclass defines it)."""
+        raise NotImplementedError
 
     @classmethod
     def from_points(cls, points: Sequence) -> Self:
@@ -105,11 +116,11 @@ class G1Affines(_AffineBatch):
     POINT_SHAPE = (2, FQ_LIMBS)
 
     @staticmethod
-    def _flatten(point):
+    def _flatten(point: tuple[int, int]) -> Sequence[int]:
         return point
 
     @staticmethod
-    def _unflatten(coords):
+    def _unflatten(coords: list[int]) -> tuple[int, int]:
         return (coords[0], coords[1])
 
 
@@ -119,10 +130,10 @@ class G2Affines(_AffineBatch):
     POINT_SHAPE = (2, 2, FQ_LIMBS)
 
     @staticmethod
-    def _flatten(point):
+    def _flatten(point: tuple[tuple[int, int], tuple[int, int]]) -> Sequence[int]:
         (x0, x1), (y0, y1) = point
         return (x0, x1, y0, y1)
 
     @staticmethod
-    def _unflatten(coords):
+    def _unflatten(coords: list[int]) -> tuple[tuple[int, int], tuple[int, int]]:
         return ((coords[0], coords[1]), (coords[2], coords[3]))

@@ -57,7 +57,7 @@ def isolate_deltas(variants: list[dict[str, Any]]) -> dict[str, Any]:
     attribution: dict[str, Any] = {}
     for variant in variants[1:]:
         figures = variant_figures(variant)
-        rows = {}
+        rows: dict[str, dict[str, Any]] = {}
         for name in names:
             if name not in figures:
                 continue

@@ -24,11 +24,15 @@ def _derive(tag: bytes, seed: int, index: int) -> int:
 
 def _check_int(name: str, value: object, low: int, high: int | None) -> int:
     """``value`` when it is an int in low..high (high None: no upper bound), else ValueError."""
-    in_range = isinstance(value, int) and not isinstance(value, bool) and value >= low
-    if not in_range or (high is not None and value > high):
-        allowed = f"{low}..{high}" if high is not None else f"≥ {low}"
-        raise ValueError(f"porep-lite knob {name} must be an integer {allowed}, got {value!r}")
-    return value
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and value >= low
+        and (high is None or value <= high)
+    ):
+        return value
+    allowed = f"{low}..{high}" if high is not None else f"≥ {low}"
+    raise ValueError(f"porep-lite knob {name} must be an integer {allowed}, got {value!r}")
 
 
 class PorepLite:

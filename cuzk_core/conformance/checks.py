@@ -442,12 +442,12 @@ def _ntt(hook: str, kind: str, checked: Subject, rng: random.Random) -> None:
 
 def check_quotient(checked: Subject, a: list[int], b: list[int], c: list[int], scale: int) -> None:
     """``(a·b − c)·scale`` is the reference's (the definition's for the reference itself)."""
-    limbs = [ints_to_limbs(v) for v in (a, b, c)]
+    a_limbs, b_limbs, c_limbs = limbs = [ints_to_limbs(v) for v in (a, b, c)]
     copies = [v.copy() for v in limbs]
-    got = checked.backend().quotient_pointwise(*limbs, scale)
+    got = checked.backend().quotient_pointwise(a_limbs, b_limbs, c_limbs, scale)
     want = expected(
         checked,
-        lambda reference: reference.quotient_pointwise(*limbs, scale),
+        lambda reference: reference.quotient_pointwise(a_limbs, b_limbs, c_limbs, scale),
         lambda: ints_to_limbs(quotient_by_definition(a, b, c, scale)),
     )
     same_scalars(got, want, f"n={len(a)}, scale {_short(scale)}")

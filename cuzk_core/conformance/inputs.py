@@ -19,6 +19,7 @@ import numpy as np
 
 from cuzk_core.curve.g1 import G1_B, G1_GENERATOR, G1_OPS
 from cuzk_core.curve.g2 import G2_B, G2_GENERATOR, G2_OPS
+from cuzk_core.curve.ops import CurveOps
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.field.fq import fq_sqrt
 from cuzk_core.field.tower import fq2_add, fq2_mul, fq2_sqr, fq2_sqrt
@@ -26,7 +27,10 @@ from cuzk_core.layout import SCALAR_LIMBS, G1Affines, G2Affines
 from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
 R = FR_MODULUS
-GROUPS = {"g1": (G1_OPS, G1_GENERATOR, G1Affines), "g2": (G2_OPS, G2_GENERATOR, G2Affines)}
+GROUPS: dict[str, tuple[CurveOps[Any, Any], Any, type[G1Affines] | type[G2Affines]]] = {
+    "g1": (G1_OPS, G1_GENERATOR, G1Affines),
+    "g2": (G2_OPS, G2_GENERATOR, G2Affines),
+}
 """Each group's operations, generator and point batch type, by name."""
 
 # ---------------------------------------------------------------- scalars and field elements

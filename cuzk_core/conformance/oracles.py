@@ -58,6 +58,7 @@ def transform_by_definition(
     for k in range(domain.size) if rows is None else rows:
         x = pow(omega, k, R)
         if method == "coset_ntt":
+            assert shift is not None, "a coset transform needs its shift"
             x = x * shift % R
         total = 0
         for v in reversed(values):
@@ -65,6 +66,7 @@ def transform_by_definition(
         if inverse:
             total = total * n_inv % R
         if method == "coset_intt":
+            assert shift is not None, "a coset transform needs its shift"
             total = total * pow(shift, -k, R) % R
         out.append(total)
     return out

@@ -128,7 +128,7 @@ class CurveOps(Generic[J, A]):
     def fixed_base_batch(self, base_affine: A, scalars: list[int]) -> list[A]:
         """Return [k·base for k in scalars] as affine points: one table, one batch normalization."""
         if base_affine is None or not scalars:
-            return [None] * len(scalars)
+            return [base_affine] * len(scalars)  # all at infinity, or none
         table = self.fixed_base_table(base_affine, fixed_base_window_bits(len(scalars)))
         fixed_base_mul = self.fixed_base_mul
         return self.batch_to_affine([fixed_base_mul(table, k) for k in scalars])

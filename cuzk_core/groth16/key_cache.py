@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
+from io import BufferedIOBase
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -365,13 +366,13 @@ def section_map(path: Path, section: Section) -> np.ndarray:
     return np.memmap(path, dtype=dtype, mode="r", offset=section.offset, shape=shape)
 
 
-def read_section_into(f: BinaryIO, section: Section, out: np.ndarray) -> None:
+def read_section_into(f: BufferedIOBase, section: Section, out: np.ndarray) -> None:
     """Read one section into ``out`` (C-contiguous, its shape and dtype) and check its checksum."""
     raw = out.reshape(-1).view(np.uint8)
     f.seek(section.offset)
     done = 0
     while done < len(raw):
-        got = f.readinto(memoryview(raw[done : done + (64 << 20)]))
+        got = f.readinto(raw[done : done + (64 << 20)].data)
         if not got:
             raise CacheInvalid(f"truncated inside section {section.name}")
         done += got
@@ -379,7 +380,7 @@ def read_section_into(f: BinaryIO, section: Section, out: np.ndarray) -> None:
         raise CacheInvalid(f"corrupted: section {section.name} fails its checksum")
 
 
-def check_section(f: BinaryIO, section: Section, buffer: np.ndarray) -> None:
+def check_section(f: BufferedIOBase, section: Section, buffer: np.ndarray) -> None:
     """Check one section's checksum by reading it through ``buffer`` (a whole number of 1 MiB
     blocks), so that the check costs no resident memory beyond the buffer."""
     check = Checksum()
@@ -387,7 +388,7 @@ def check_section(f: BinaryIO, section: Section, buffer: np.ndarray) -> None:
     left = section.nbytes
     while left:
         view = buffer[: min(left, len(buffer))]
-        got = f.readinto(memoryview(view))
+        got = f.readinto(view.data)
         if got != len(view):
             raise CacheInvalid(f"truncated inside section {section.name}")
         check.update(view)

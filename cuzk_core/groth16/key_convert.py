@@ -9,7 +9,9 @@ chunk, whatever the key's size.
 from __future__ import annotations
 
 import mmap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -102,7 +104,7 @@ def params_to_cache(params: Path, cache: Path, progress: Progress | None = None)
 def _check_vk_subgroups(path: Path, vk: VerifyingKey) -> None:
     """The verifying key's few points must lie in the order-r subgroups (the bases are checked
     on the curve only, like bellperson's params: a key is trusted that far)."""
-    named = [
+    named: list[tuple[str, Any, Callable[[Any], bool]]] = [
         ("alpha_1", vk.alpha_g1, g1_in_subgroup),
         ("beta_1", vk.beta_g1, g1_in_subgroup),
         ("beta_2", vk.beta_g2, g2_in_subgroup),

@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
@@ -93,7 +93,8 @@ def check_fits(
         )
 
 
-def _batches(sections: dict[str, np.ndarray]) -> dict[str, object]:
+def _batches(sections: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Each query's point batch (G1Affines or G2Affines, by query) from its two arrays."""
     return {
         query: kind(sections[f"{query}.coords"], sections[f"{query}.infinity"])
         for query, kind in QUERIES

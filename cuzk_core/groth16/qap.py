@@ -65,7 +65,8 @@ def compute_h(
         coefficients = backend.intt(padded, domain)
         evaluations.append(backend.coset_ntt(coefficients, domain, shift))
     z_on_coset_inv = fr_inv(pow(shift, m, _R) - 1)
-    quotient = backend.quotient_pointwise(*evaluations, scale=z_on_coset_inv)
+    a_eval, b_eval, c_eval = evaluations
+    quotient = backend.quotient_pointwise(a_eval, b_eval, c_eval, scale=z_on_coset_inv)
     h = backend.coset_intt(quotient, domain, shift)
     if limbs_to_ints(h[m - 1 :])[0] != 0:
         raise ArithmeticError(
@@ -90,7 +91,8 @@ def compute_h_odd_coset(
         padded[: len(values)] = values
         coefficients = backend.intt(padded, domain)
         evaluations.append(backend.coset_ntt(coefficients, domain, shift))
-    return backend.quotient_pointwise(*evaluations, scale=1)
+    a_eval, b_eval, c_eval = evaluations
+    return backend.quotient_pointwise(a_eval, b_eval, c_eval, scale=1)
 
 
 @attrs.frozen

@@ -94,7 +94,7 @@ def _toxic_waste(seed: int | None) -> tuple[int, int, int, int, int]:
         digest = hashlib.sha512(f"cuzk setup {seed} {label}".encode()).digest()
         return int.from_bytes(digest, "big") % (_R - 1) + 1
 
-    return tuple(draw(label) for label in ("tau", "alpha", "beta", "gamma", "delta"))
+    return draw("tau"), draw("alpha"), draw("beta"), draw("gamma"), draw("delta")
 
 
 def generate_parameters(
@@ -123,17 +123,18 @@ def generate_parameters(
             yield
         progress.step(name)
 
+    if backend is None:
+        backend = _reference_backend()
+    else:
+        with timer.span("setup_prepare", backend=backend_name):  # kernel builds, not key work
+            backend.prepare()
+
     def g1_batch(scalars: np.ndarray) -> G1Affines:
         return backend.fixed_base_g1(G1_GENERATOR, np.ascontiguousarray(scalars))
 
     def g2_batch(scalars: np.ndarray) -> G2Affines:
         return backend.fixed_base_g2(G2_GENERATOR, np.ascontiguousarray(scalars))
 
-    if backend is None:
-        backend = _reference_backend()
-    else:
-        with timer.span("setup_prepare", backend=backend_name):  # kernel builds, not key work
-            backend.prepare()
     tau, alpha, beta, gamma, delta = _toxic_waste(seed)
     num_inputs = matrices.num_inputs
     num_vars = num_inputs + matrices.num_aux

@@ -150,7 +150,7 @@ def _limbs(value: int, count: int) -> np.ndarray:
 
 def _subtract_digits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a − b`` on normalized digit-major arrays, assuming ``a ≥ b`` (the last borrow dropped)."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.uint64)
+    out: np.ndarray = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.uint64)
     borrow = np.zeros(out.shape[1:], dtype=np.uint64)
     for j in range(out.shape[0]):
         d = a[j] + np.uint64(1 << 32) - b[j] - borrow

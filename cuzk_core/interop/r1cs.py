@@ -55,7 +55,7 @@ class CircomR1CS:
 
 def _term_offsets(reader: SectionReader, num_constraints: int) -> tuple[np.ndarray, np.ndarray]:
     """Walk the variable-length rows once: each term's byte offset and the matrix-row it is in."""
-    data = reader.data
+    data = reader.data.data  # the uint8 view as a buffer, for struct
     size = len(data)
     offset = 0
     starts, counts = [], []

@@ -174,7 +174,8 @@ class _JsonReader:
 
     def g2(self, value: Any, what: str) -> G2Affine:
         x, y, z = (
-            tuple(self.number(c, what) for c in pair) for pair in self.triple(value, what, 2)
+            (self.number(pair[0], what), self.number(pair[1], what))
+            for pair in self.triple(value, what, 2)  # each a pair [c0, c1]
         )
         if z == (0, 0) and (x, y) == ((0, 0), (1, 0)):
             return None

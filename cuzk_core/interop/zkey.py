@@ -70,14 +70,14 @@ class Zkey:
         self._check_protocol()
         reader = self.container.reader(2, "Groth16 header")
         self.header = self._read_sizes(reader)
-        self._vk_points = [
+        self._vk_points = (
             self._g1(reader.records(1, G1_BYTES, "alpha_1"), "alpha_1"),
             self._g1(reader.records(1, G1_BYTES, "beta_1"), "beta_1"),
             self._g2(reader.records(1, G2_BYTES, "beta_2"), "beta_2"),
             self._g2(reader.records(1, G2_BYTES, "gamma_2"), "gamma_2"),
             self._g1(reader.records(1, G1_BYTES, "delta_1"), "delta_1"),
             self._g2(reader.records(1, G2_BYTES, "delta_2"), "delta_2"),
-        ]
+        )
         reader.finish()
 
     def _check_protocol(self) -> None:
@@ -153,9 +153,9 @@ class Zkey:
             index = np.nonzero(bad)[0]
             if len(index):
                 raise reader.error(f"coefficient {index[0]} " + message.format(field[index[0]]))
-        bad = np.nonzero(~FR.below_modulus(values))[0]
-        if len(bad):
-            raise reader.error(f"coefficient {bad[0]} is not below r")
+        unreduced = np.nonzero(~FR.below_modulus(values))[0]
+        if len(unreduced):
+            raise reader.error(f"coefficient {unreduced[0]} is not below r")
         num_rows = int(rows.max()) + 1 if count else 0
         if EvaluationDomain.covering(num_rows).size != header.domain_size:
             raise reader.error(

@@ -14,6 +14,8 @@ pairing cubed: still bilinear and non-degenerate (3 ∤ r), with cheap exponenti
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..curve.g1 import G1Affine
 from ..curve.g2 import G2Affine
 from ..field.constants import BLS_X, FQ_MODULUS
@@ -75,7 +77,7 @@ def miller_loop(pairs: list[tuple[G1Affine, G2Affine]]) -> Fq12:
     Pairs with a point at infinity contribute 1 and are skipped. Points must be in the
     prime-order subgroups (the loop never meets infinity or a vertical line for those).
     """
-    active = []
+    active: list[list[Any]] = []  # per pair a mutable [T, Q, 1/yP, xP/yP]: T moves each step
     for p, q in pairs:
         if p is None or q is None:
             continue

@@ -67,23 +67,25 @@ class Variable(int):
     def __reduce__(self) -> tuple:
         return (Variable, (self.kind, self.index))
 
-    def __add__(self, other: object) -> LinearCombination:
+    # A Variable is an int for dict speed only; its arithmetic deliberately builds combinations,
+    # which int's signatures in typeshed cannot express: hence the override ignores below.
+    def __add__(self, other: object) -> LinearCombination:  # type: ignore[override]
         return LinearCombination({self: 1}) + other
 
-    __radd__ = __add__
+    __radd__ = __add__  # type: ignore[assignment]
 
-    def __sub__(self, other: object) -> LinearCombination:
+    def __sub__(self, other: object) -> LinearCombination:  # type: ignore[override]
         return LinearCombination({self: 1}) - other
 
-    def __rsub__(self, other: object) -> LinearCombination:
+    def __rsub__(self, other: object) -> LinearCombination:  # type: ignore[override]
         return LinearCombination({self: _R - 1}) + other
 
-    def __mul__(self, k: object) -> LinearCombination:
+    def __mul__(self, k: object) -> LinearCombination:  # type: ignore[override]
         return LinearCombination({self: 1}) * k
 
-    __rmul__ = __mul__
+    __rmul__ = __mul__  # type: ignore[assignment]
 
-    def __neg__(self) -> LinearCombination:
+    def __neg__(self) -> LinearCombination:  # type: ignore[override]
         return LinearCombination({self: _R - 1})
 
 

@@ -4,6 +4,7 @@ same key and seed give the reference's proof bytes, and the proof verifies."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 
-PROFILES = {
+PROFILES: dict[str, dict[str, Any]] = {
     "defaults": {},
     "h200-like": {
         "msm.split_01": True,
