@@ -41,9 +41,9 @@ files written into --out:
   vk.bin                 the verifying key
   circuit.json           the circuit and knobs the parameters are for
   verification_key.json  with --r1cs: the verifying key in snarkjs's JSON
-with --r1cs and --zkey Z instead of --out (a development key, insecure):
+written instead with --r1cs and --zkey Z (development only: insecure toxic waste):
   Z                      a snarkjs Groth16 zkey that snarkjs and cuzk prove with
-  Z.vk.json              its verifying key in snarkjs's JSON (out.zkey: out.vk.json)"""
+  Z's .vk.json twin      its verifying key in snarkjs's JSON (out.zkey → out.vk.json)"""
 """The epilog of ``cuzk setup --help``: every file the command writes."""
 
 _CIRCUIT_KNOBS = {
