@@ -116,9 +116,9 @@ def _device_msm(
 ) -> Any:
     """Σ scalars·coords with both on the device (the MSM of the "device" figures); ``wait``
     returns once the coordinates' upload is complete."""
-    slices = lambda a, b: (coords[a:b], None)  # noqa: E731
+    slices = lambda a, b: msm.BaseChunk(coords[a:b], None, wait)  # noqa: E731
     timer = timer if timer is not None else Timer(0)
-    return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer, wait)
+    return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer)
 
 
 def msm_case(gp: GpuPlugin, group: str, log: int) -> tuple[Callable[[], Any], np.ndarray]:

@@ -85,6 +85,10 @@ class MemorySettings:
     key_storage: KeyStorage = KeyStorage.HOST
     pool_mib: int = 256
     presize_synthesis: bool = False
+    device_budget_kib: int | None = None
+    """Device memory (KiB) a streamed key may take (``stream``/``mmap``: each MSM uploads its
+    bases in chunks, two in flight, that fit in it); None: what the device has free. KiB, so
+    that tests can force many chunks on a small key."""
 
 
 @attrs.frozen
@@ -128,6 +132,8 @@ class Profile:
                 "presize_synthesis": self.memory.presize_synthesis,
             },
         }
+        if self.memory.device_budget_kib is not None:  # only when set, as debug below
+            settings["memory"]["device_budget_kib"] = self.memory.device_budget_kib
         if self.debug.sleep_ms:  # only when set, so real profiles keep their digests
             settings["debug"] = {"sleep_ms": dict(self.debug.sleep_ms)}
         return settings
@@ -183,6 +189,7 @@ _SCHEMA: dict[str, Any] = {
         "key_storage": KeyStorage,
         "pool_mib": "positive",
         "presize_synthesis": bool,
+        "device_budget_kib": "positive",
     },
     "debug": {"sleep_ms": {phase: "positive" for phase in PHASES}},
 }
@@ -323,6 +330,12 @@ def load_profile(
     msm = raw.get("msm", {})
     memory = raw.get("memory", {})
     windows = {m: (None if b == "auto" else b) for m, b in msm.get("window_bits", {}).items()}
+    storage = KeyStorage(memory.get("key_storage", KeyStorage.HOST.value))
+    if "device_budget_kib" in memory and storage not in (KeyStorage.STREAM, KeyStorage.MMAP):
+        raise ProfileError(
+            f'{path}: \'memory.device_budget_kib\' applies to key_storage "stream" or "mmap" '
+            f"(the key is streamed in chunks), not {json.dumps(storage.value)}"
+        )
     return Profile(
         name=path.stem,
         backend=raw.get("backend", "cpu"),
@@ -335,9 +348,10 @@ def load_profile(
         ),
         memory=MemorySettings(
             pinning=Pinning(memory.get("pinning", Pinning.NONE.value)),
-            key_storage=KeyStorage(memory.get("key_storage", KeyStorage.HOST.value)),
+            key_storage=storage,
             pool_mib=memory.get("pool_mib", 256),
             presize_synthesis=memory.get("presize_synthesis", False),
+            device_budget_kib=memory.get("device_budget_kib"),
         ),
         debug=DebugSettings(tuple(raw.get("debug", {}).get("sleep_ms", {}).items())),
         sources=sources,

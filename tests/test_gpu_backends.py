@@ -4,12 +4,13 @@ clearly, map CUDA failures to one-line errors; and the shared driver's device ar
 from __future__ import annotations
 
 import ctypes
+import weakref
 
 import numpy as np
 import pytest
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
-from cuzk_backend_gpu import ntt
+from cuzk_backend_gpu import msm, ntt
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
@@ -160,3 +161,72 @@ def test_ntt_plans_cover_every_stage_within_a_block(log_n):
         assert first == 0 or stages + run == min(ntt.SHARED_LOG, first + stages)  # blocks full
         stage += stages
     assert stage == log_n
+
+
+# ---------------------------------------------------------------- streamed bases (stream / mmap)
+
+
+class _Upload:
+    """A stand-in for one chunk's device upload: the test counts how many are alive at once."""
+
+
+def _scheduled(n: int, chunk: int) -> tuple[list[tuple], int]:
+    """Run for_each_chunk with uploads that log when they start and when their chunk is summed;
+    the log and the most uploads alive at once."""
+    log: list[tuple] = []
+    alive = set()
+    peak = 0
+
+    def bases(start: int, stop: int) -> msm.BaseChunk:
+        nonlocal peak
+        upload = _Upload()
+        alive.add(id(upload))
+        weakref.finalize(upload, alive.discard, id(upload))
+        peak = max(peak, len(alive))
+        log.append(("upload", start, stop))
+        return msm.BaseChunk(upload, None, lambda: None)
+
+    def compute(chunk: msm.BaseChunk, start: int, stop: int) -> None:
+        assert isinstance(chunk.coords, _Upload)
+        log.append(("sum", start, stop))
+
+    msm.for_each_chunk(bases, n, chunk, compute)
+    return log, peak
+
+
+def test_streamed_chunks_upload_one_ahead_and_hold_two_at_most():
+    log, peak = _scheduled(10, 3)
+    assert log == [
+        ("upload", 0, 3),
+        ("upload", 3, 6),
+        ("sum", 0, 3),
+        ("upload", 6, 9),
+        ("sum", 3, 6),
+        ("upload", 9, 10),
+        ("sum", 6, 9),
+        ("sum", 9, 10),
+    ]
+    assert peak == 2
+    assert _scheduled(5, 8) == ([("upload", 0, 5), ("sum", 0, 5)], 1)
+    assert _scheduled(0, 4) == ([], 0)
+    log, peak = _scheduled(1000, 1)
+    assert peak == 2 and [e[1] for e in log if e[0] == "sum"] == list(range(1000))
+
+
+@pytest.mark.parametrize("group", [msm.G1, msm.G2])
+def test_the_device_budget_bounds_two_streamed_chunks(group):
+    base_bytes = 4 * group.affine_words  # 96 (G1) or 192 (G2) bytes a point
+    assert msm.stream_chunk_limit(group, None) is None
+    assert msm.stream_chunk_limit(group, 1 << 10) == (1 << 10) // (2 * base_bytes)
+    assert msm.stream_chunk_limit(group, base_bytes) == 1  # at least one point
+    plenty, threads = 1 << 40, 1 << 16
+    args = (group, 100_000, 12, True)
+    assert msm.plan_chunk(*args, False, None, plenty, threads)[0] == 100_000
+    assert msm.plan_chunk(*args, True, None, plenty, threads)[0] == 100_000
+    budget = 1 << 20
+    chunk, _ = msm.plan_chunk(*args, True, budget, plenty, threads)
+    assert chunk == budget // (2 * base_bytes) and 2 * chunk * base_bytes <= budget
+    assert msm.plan_chunk(*args, False, budget, plenty, threads)[0] == 100_000  # resident
+    whole = msm.plan_chunk(*args, True, None, plenty, threads)[1]
+    chunk, need = msm.plan_chunk(*args, True, None, whole - 1, threads)  # a little short
+    assert chunk == 50_000 and need <= whole - 1

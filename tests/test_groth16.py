@@ -13,8 +13,9 @@ from cuzk_core.curve import bulk
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16 import files
-from cuzk_core.groth16.keys import Proof
+from cuzk_core.groth16.keys import Proof, query_density
 from cuzk_core.groth16.prover import UnsatisfiedWitness, prove
+from cuzk_core.groth16.qap import SNARKJS
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
@@ -66,6 +67,23 @@ def test_proof_verifies_with_ours_and_py_ecc(cpu, cube_key):
     ok, reason = verify_proof(cube_key.vk, result.proof, [36])
     assert not ok and "pairing" in reason
     assert not py_ecc_oracle.verify(vk_bytes, proof_bytes, [36])
+
+
+def test_a_snarkjs_convention_key_proves_with_the_odd_coset_quotient(cpu, cube_key):
+    """Roots from 5, one h point per domain point (odd Lagrange points of the 2m domain), dense
+    a / b queries: the prover's snarkjs H makes proofs both verifiers accept."""
+    matrices = NativeCircuit(CubeCircuit(3)).assign(cpu).matrices
+    key = generate_parameters(matrices, seed=99, backend=cpu, convention=SNARKJS)
+    assert key.dense_ab and len(key.a) == len(key.b_g2) == matrices.num_variables
+    assert len(key.h) == SNARKJS.domain(matrices.num_constraints).size
+    for batch, matrix in ((key.a, matrices.a), (key.b_g2, matrices.b)):  # unused: infinity
+        assert np.array_equal(batch.infinity, ~query_density(matrix, matrices.num_variables))
+    result = prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(key, SNARKJS), seed=1)
+    assert verify_proof(key.vk, result.proof, [35]) == (True, "")
+    assert py_ecc_oracle.verify(key.vk.to_bytes(), result.proof.to_bytes(), [35])
+    assert key.vk.to_bytes() != cube_key.vk.to_bytes()  # same toxic waste, another domain
+    with pytest.raises(FormatError, match="h has 8 points, the circuit needs 7"):
+        prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(key), seed=1)  # bellperson's H
 
 
 def test_setup_through_the_cpu_backend_is_the_reference_key(cube_key):

@@ -27,7 +27,10 @@ from cuzk_core.field.fq import fq_sqrt
 from cuzk_core.groth16.key_cache import QUERIES, read_header
 from cuzk_core.groth16.key_convert import zkey_to_cache
 from cuzk_core.groth16.key_sources import open_cache
+from cuzk_core.groth16.qap import SNARKJS, with_input_rows
+from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.interop.fields import BN128_Q, BN128_R
+from cuzk_core.interop.r1cs import read_r1cs
 from cuzk_core.interop.snarkjs_json import vk_to_json
 from cuzk_core.interop.zkey import Zkey
 from cuzk_core.plugins import load_plugins
@@ -302,6 +305,72 @@ def test_cuzk_params_for_a_circom_circuit_verify_with_snarkjs(circuits, tmp_path
     )
     assert code == 2 and "made for another circuit" in stderr
     assert not (tmp_path / "never").exists()
+
+
+# ------------------------------------------------------------------ cuzk's own zkeys
+
+
+@pytest.mark.parametrize("name", ["poseidon_hash", "many_public"])
+def test_a_zkey_from_cuzk_setup_proves_with_snarkjs_and_with_cuzk(circuits, name, tmp_path: Path):
+    built = circuits[name]
+    zkey, vk = tmp_path / "dev.zkey", tmp_path / "vk.json"
+    code, stdout, stderr = cuzk("setup", "--r1cs", built.r1cs, "--zkey", zkey, "--seed", 11)
+    assert code == 0, stderr
+    assert "WARNING" in stderr and "development key" in stderr and "--seed 11" in stderr
+    assert stdout.strip() == f"wrote {zkey}, {tmp_path / 'dev.vk.json'}"
+    run_tool("snarkjs", "zkey", "export", "verificationkey", zkey, vk)
+    assert json.loads(vk.read_text()) == json.loads((tmp_path / "dev.vk.json").read_text())
+    proof, public = tmp_path / "proof.json", tmp_path / "public.json"
+    run_tool("snarkjs", "groth16", "prove", zkey, built.wtns, proof, public)
+    assert json.loads(public.read_text()) == json.loads(built.public.read_text())
+    assert snarkjs_verifies(vk, public, proof)
+    assert not snarkjs_verifies(built.vk, public, proof)  # another key's proof
+    out = tmp_path / "out"
+    code, _, stderr = cuzk("prove", "--zkey", zkey, "--wtns", built.wtns, "--out", out)
+    assert code == 0, stderr
+    assert snarkjs_verifies(vk, out / "public.json", out / "proof.json")
+    code, stdout, _ = cuzk("verify", "--vk", vk, "--proof", proof, "--public", public)
+    assert (code, stdout.strip()) == (0, "valid")
+
+
+def test_zkey_export_is_reproducible_by_seed_and_reads_back_as_the_generated_key(
+    circuits, tmp_path: Path
+):
+    built = circuits["range_compare"]
+    paths = [tmp_path / f"{tag}.zkey" for tag in ("a", "b", "c")]
+    for path, seed in zip(paths, (4, 4, 5), strict=True):
+        assert cuzk("setup", "--r1cs", built.r1cs, "--zkey", path, "--seed", seed)[0] == 0
+    assert paths[0].read_bytes() == paths[1].read_bytes() != paths[2].read_bytes()
+    r1cs = read_r1cs(built.r1cs)
+    matrices = with_input_rows(r1cs.matrices)
+    generated = generate_parameters(matrices, seed=4, convention=SNARKJS)
+    written = Zkey(paths[0])
+    read_back = written.proving_key()
+    assert all(getattr(read_back, q).equals(getattr(generated, q)) for q, _ in QUERIES)
+    assert written.verifying_key().to_bytes() == generated.vk.to_bytes()
+    rows = written.matrices()
+    for ours, theirs in ((rows.a, matrices.a), (rows.b, matrices.b)):
+        assert np.array_equal(ours.indptr, theirs.indptr) and np.array_equal(ours.cols, theirs.cols)
+        assert np.array_equal(ours.coeffs, theirs.coeffs)
+    snarkjs_zkey = Zkey(built.zkey)  # same shape as snarkjs's own key for the circuit
+    assert written.header == snarkjs_zkey.header
+    assert written.container.sections.keys() == snarkjs_zkey.container.sections.keys()
+    assert written.container.sections[4][0].size == snarkjs_zkey.container.sections[4][0].size
+
+
+def test_zkey_setup_bad_arguments_are_one_line_and_write_nothing(circuits, tmp_path: Path):
+    built = circuits["range_compare"]
+    zkey = tmp_path / "k.zkey"
+    cases = [
+        (["--zkey", zkey], "--zkey needs --r1cs"),
+        (["--r1cs", built.r1cs, "--zkey", zkey, "--out", tmp_path / "p"], "give one of them"),
+        (["--r1cs", built.wtns, "--zkey", zkey], "not a .r1cs file"),
+        ([], "setup needs --out"),
+    ]
+    for args, message in cases:
+        code, _, stderr = cuzk("setup", *args)
+        assert code == 2 and message in stderr and stderr.count("\n") == 1, stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 # ------------------------------------------------------------------ witness checks

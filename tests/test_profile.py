@@ -56,6 +56,8 @@ def test_one_line_variant_by_path(tmp_path):
         ('[msm]\nsplit_01 = "yes"', "'msm.split_01' must be true or false"),
         ('[memory]\npinning = "always"', "'memory.pinning' must be one of \"none\""),
         ("[memory]\npool_mib = -1", "positive integer"),
+        ('[memory]\nkey_storage = "stream"\ndevice_budget_kib = 0', "positive integer"),
+        ("[memory]\ndevice_budget_kib = 64", 'applies to key_storage "stream" or "mmap"'),
         ("backend = 3", "'backend' must be a string"),
         ("msm = 3", "'msm' must be a table"),
         ('extends = "no-such-profile"', "not found"),
@@ -68,6 +70,17 @@ def test_bad_profiles_are_named(tmp_path, text, message):
         load_profile(path)
     assert str(path) in str(caught.value)
     assert message in str(caught.value)
+
+
+def test_device_budget_caps_a_streamed_key_and_only_shows_when_set(tmp_path):
+    path = tmp_path / "tight.toml"
+    path.write_text('extends = "h200"\n[memory]\nkey_storage = "stream"\ndevice_budget_kib = 64\n')
+    profile = load_profile(path)
+    assert profile.memory.device_budget_kib == 64
+    assert "device_budget_kib = 64" in profile.to_toml()
+    unset = load_profile("h200", {"memory.key_storage": "stream"})
+    assert unset.memory.device_budget_kib is None and "device_budget" not in unset.to_toml()
+    assert profile.digest() != unset.digest()
 
 
 def test_extends_cycle_is_an_error(tmp_path):

@@ -7,7 +7,9 @@ buffers (``pool_mib`` in all), so the CPU fills one while the DMA engine drains 
 ``alloc_host`` hands out page-locked arrays. Key storage (``memory.key_storage``): ``device``
 keeps uploaded bases resident across proofs (keyed by the host batch, freed when it is),
 ``host`` uploads per proof and frees on release, ``stream``/``mmap`` leave bases on the host and
-the MSM uploads them chunk by chunk.
+the MSM uploads them chunk by chunk, double-buffered: chunk k+1 is copied on the side stream
+while chunk k is summed, two chunks within ``memory.device_budget_kib`` when it is set (see
+``msm.for_each_chunk``).
 
 Under ``register`` and ``pool`` the bases' uploads overlap with compute: they go on the adapter's
 side stream (from page-locked memory directly, else through a second staging pool on a
@@ -185,6 +187,12 @@ class HostBases:
     def count(self) -> int:
         """The number of bases."""
         return len(self.points)
+
+
+def key_budget(profile: Profile) -> int | None:
+    """``memory.device_budget_kib`` in bytes: what a streamed key may hold on the device."""
+    kib = profile.memory.device_budget_kib
+    return None if kib is None else kib << 10
 
 
 def group_of(points: G1Affines | G2Affines) -> str:

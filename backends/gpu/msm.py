@@ -342,24 +342,80 @@ def split_ones(
     return scan.flatnonzero(gpu, ones), skip_out
 
 
-def _plan_chunk(gpu: Gpu, group: Group, n: int, c: int, signed: bool, streamed: bool) -> int:
-    """Scalars per Pippenger pass: all of them unless entries or device memory say otherwise."""
+def stream_chunk_limit(group: Group, key_budget: int | None) -> int | None:
+    """The most bases per streamed chunk when ``key_budget`` device bytes hold two chunks (the
+    one being summed and the next one uploading), at least one; None without a budget."""
+    if key_budget is None:
+        return None
+    return max(1, key_budget // (2 * 4 * group.affine_words))
+
+
+def plan_chunk(
+    group: Group,
+    n: int,
+    c: int,
+    signed: bool,
+    streamed: bool,
+    key_budget: int | None,
+    free: int,
+    threads: int,
+) -> tuple[int, int]:
+    """Scalars per Pippenger pass and the device bytes one pass needs: all n unless entries,
+    ``free`` device bytes or (streamed bases) the key's device budget say otherwise. Streamed
+    bases count twice: the next chunk uploads while this one is summed."""
     chunk = max(1, min(n, MAX_ENTRIES // window_count(c, signed)))
-    budget = gpu.free_bytes()
-    base_bytes = 4 * group.affine_words if streamed else 0
-    threads = _range_threads(gpu, group)
+    if streamed:
+        chunk = min(chunk, stream_chunk_limit(group, key_budget) or chunk)
+    base_bytes = 2 * 4 * group.affine_words if streamed else 0
 
     def need(k: int) -> int:
         return _bucket_workspace(group, k, c, signed, threads) + k * (32 + base_bytes)
 
-    while chunk > 1 and need(chunk) > budget:
+    while chunk > 1 and need(chunk) > free:
         chunk = -(-chunk // 2)
-    gpu.ensure_fits(need(chunk), f"an MSM in {group.name.upper()} ({n} points)")
+    return chunk, need(chunk)
+
+
+def _plan_chunk(
+    gpu: Gpu, group: Group, n: int, c: int, signed: bool, streamed: bool, key_budget: int | None
+) -> int:
+    """:func:`plan_chunk` on this device; refused up front when even one point cannot fit."""
+    threads = _range_threads(gpu, group)
+    free = gpu.free_bytes()
+    chunk, need = plan_chunk(group, n, c, signed, streamed, key_budget, free, threads)
+    gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return chunk
 
 
-BaseSlicer = Callable[[int, int], tuple[DeviceArray, DeviceArray | None]]
-"""``(start, stop) -> (affine Montgomery words, infinity mask or None)`` on the device."""
+class BaseChunk(NamedTuple):
+    """Bases ``start…stop`` on the device: affine Montgomery words, the infinity mask (or
+    None), and ``wait``, which returns once the words are uploaded (their upload may still be
+    in flight when the chunk is handed out)."""
+
+    coords: DeviceArray
+    skip: DeviceArray | None
+    wait: Callable[[], None]
+
+
+BaseSlicer = Callable[[int, int], BaseChunk]
+"""``(start, stop) -> BaseChunk``: a view of resident bases, or the start of an upload."""
+
+
+def for_each_chunk(
+    bases: BaseSlicer, n: int, chunk: int, compute: Callable[[BaseChunk, int, int], None]
+) -> None:
+    """``compute(bases(start, stop), start, stop)`` for consecutive chunks of ``n`` bases, the
+    next chunk asked for (its upload started) before this one is computed, so that streamed
+    uploads overlap the previous chunk's sums (double buffering). No chunk outlives its
+    compute here, so at most two chunks' device memory is held at once."""
+    bounds = [(start, min(n, start + chunk)) for start in range(0, n, chunk)]
+    upcoming = bases(*bounds[0]) if bounds else None
+    for index, (start, stop) in enumerate(bounds):
+        current, upcoming = upcoming, None
+        if index + 1 < len(bounds):
+            upcoming = bases(*bounds[index + 1])
+        compute(current, start, stop)
+        del current
 
 
 def msm(
@@ -372,23 +428,24 @@ def msm(
     signed: bool,
     split_01: bool,
     timer: Timer,
-    wait: Callable[[], None] = lambda: None,
+    key_budget: int | None = None,
 ) -> Any:
     """Σ scalarᵢ·baseᵢ as a Jacobian point; ``scalars`` are (n, 8) uint32 on the device.
 
-    ``bases`` gives device slices of the bases; ``streamed`` says each slice is an upload, so
-    its memory counts when the passes are sized. ``wait`` returns once the bases' upload is
-    complete: nothing reads them before it is called.
+    ``bases`` gives device chunks of the bases; ``streamed`` says each chunk is an upload, so
+    two chunks' memory counts when the passes are sized, and ``key_budget`` (device bytes, or
+    None) caps the two. Nothing reads a chunk's bases before its ``wait`` is called.
     """
     n = scalars.shape[0]
     if n == 0:
         return group.infinity
     c = window_bits or auto_window_bits(n, signed)
-    chunk = _plan_chunk(gpu, group, n, c, signed, streamed)
+    chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget)
     total = group.infinity
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
-        coords, skip = bases(start, stop)
+
+    def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
+        nonlocal total
+        coords, skip, wait = bases_chunk
         piece = scalars[start:stop]
         if split_01:
             with timer.span("prep_msm", n=stop - start):
@@ -404,4 +461,6 @@ def msm(
         if window_points is not None:
             with timer.span("msm_combine"):
                 total = group.add(total, _combine_windows(group, window_points, c))
+
+    for_each_chunk(bases, n, chunk, compute)
     return total

@@ -25,7 +25,7 @@ from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 from . import field, fixed_base, msm, ntt
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
-from .memory import DeviceBases, HostBases, Memory, group_of
+from .memory import DeviceBases, HostBases, Memory, group_of, key_budget
 
 _SCALAR_BYTES = 32
 
@@ -193,33 +193,36 @@ class GpuPlugin:
     # ------------------------------------------------------------ MSM
 
     def _slicer(self, ctx: BackendContext, bases: Any, group: str) -> tuple[msm.BaseSlicer, bool]:
-        """Device slices of ``bases`` (a handle from cuzk_upload, or a canonical batch); the
-        handle's own upload may still be in flight (see :meth:`_waiter`)."""
+        """Device chunks of ``bases``: views of a handle from cuzk_upload (whose own upload may
+        still be in flight), or, for a canonical batch or host handle (``stream``/``mmap``), an
+        upload per chunk, started when the MSM asks for the chunk and waited for (in a
+        ``wait_bases`` span) only when its sums need it."""
         if isinstance(bases, DeviceBases):
             coords, skip = bases.coords, bases.skip
             if bases.group != group or coords is None:
                 raise ValueError(f"bases handle is {bases.group} (released: {coords is None})")
+            wait = self._waiter(ctx, bases)
 
-            def resident(start: int, stop: int) -> tuple[DeviceArray, DeviceArray | None]:
-                return coords[start:stop], None if skip is None else skip[start:stop]
+            def resident(start: int, stop: int) -> msm.BaseChunk:
+                chunk_skip = None if skip is None else skip[start:stop]
+                return msm.BaseChunk(coords[start:stop], chunk_skip, wait)
 
             return resident, False
         points = bases.points if isinstance(bases, HostBases) else bases
         if group_of(points) != group:
             raise ValueError(f"bases are {group_of(points)}, this MSM is {group}")
 
-        def streamed(start: int, stop: int) -> tuple[DeviceArray, DeviceArray | None]:
+        def streamed(start: int, stop: int) -> msm.BaseChunk:
             up = self.memory.upload_points(ctx.profile, points[start:stop], resident=False)
-            self.memory.wait_ready(up)
-            return up.coords, up.skip
+            return msm.BaseChunk(up.coords, up.skip, self._waiter(ctx, up))
 
         return streamed, True
 
-    def _waiter(self, ctx: BackendContext, bases: Any) -> Callable[[], None]:
-        """What an MSM calls before reading ``bases``: wait for a handle's overlapped upload."""
+    def _waiter(self, ctx: BackendContext, bases: DeviceBases) -> Callable[[], None]:
+        """What an MSM calls before reading ``bases``: wait for their overlapped upload."""
 
         def wait() -> None:
-            if isinstance(bases, DeviceBases) and bases.ready is not None:
+            if bases.ready is not None:
                 with ctx.timer.span("wait_bases"):
                     self.memory.wait_ready(bases)
 
@@ -253,7 +256,7 @@ class GpuPlugin:
                 settings.signed_digits,
                 settings.split_01,
                 ctx.timer,
-                self._waiter(ctx, bases),
+                key_budget(ctx.profile),
             )
 
     @hookimpl

@@ -84,9 +84,40 @@ def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress
     return generate_parameters(matrices, seed=seed, progress=progress, backend=backend)
 
 
+def zkey_vk_path(zkey: Path) -> Path:
+    """Where ``setup --zkey`` writes the verifying key: ``out.zkey`` → ``out.vk.json``."""
+    return zkey.with_suffix(".vk.json")
+
+
+def _setup_zkey(args: argparse.Namespace, backend: Backend) -> int:
+    """``cuzk setup --r1cs C --zkey Z``: a development zkey and its snarkjs verifying key."""
+    if args.r1cs is None:
+        raise CuzkError("--zkey needs --r1cs (the circom circuit to make the zkey for)")
+    if args.out is not None:
+        raise CuzkError("--zkey writes a zkey, --out a parameters folder: give one of them")
+    zkey = Path(args.zkey)
+    progress = _progress(args, "setup", SETUP_STEPS)
+    vk = circom.setup_zkey(args.r1cs, zkey, backend, args.seed, progress)
+    progress.close()
+    write_vk_json(zkey_vk_path(zkey), vk)
+    print(f"wrote {zkey}, {zkey_vk_path(zkey)}")
+    origin = f"--seed {args.seed}" if args.seed is not None else "the OS"
+    print(  # even with --quiet: this is about the key, not progress
+        f"cuzk: WARNING: {zkey} is a development key: its toxic waste (from {origin}) was made "
+        "in this process, not by a ceremony, so anyone who knows it can forge proofs. Never use "
+        "it in production; `snarkjs zkey verify` will not accept it (there is no powers of tau).",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def setup(args: argparse.Namespace) -> int:
-    """``cuzk setup``: parameters for a circuit into a folder."""
+    """``cuzk setup``: parameters for a circuit into a folder, or a development zkey."""
     backend = _backend(args, Timer())
+    if args.zkey is not None:
+        return _setup_zkey(args, backend)
+    if args.out is None:
+        raise CuzkError("setup needs --out (a parameters folder), or --r1cs with --zkey")
     folder = Path(args.out)
     if args.r1cs is not None:
         progress = _progress(args, "setup", SETUP_STEPS)

@@ -40,7 +40,10 @@ files written into --out:
   params.bin.cuzkkey     the proving key's cache, which proofs load from
   vk.bin                 the verifying key
   circuit.json           the circuit and knobs the parameters are for
-  verification_key.json  with --r1cs: the verifying key in snarkjs's JSON"""
+  verification_key.json  with --r1cs: the verifying key in snarkjs's JSON
+written instead with --r1cs and --zkey Z (development only: insecure toxic waste):
+  Z                      a snarkjs Groth16 zkey that snarkjs and cuzk prove with
+  Z's .vk.json twin      its verifying key in snarkjs's JSON (out.zkey → out.vk.json)"""
 """The epilog of ``cuzk setup --help``: every file the command writes."""
 
 _CIRCUIT_KNOBS = {
@@ -195,12 +198,15 @@ def _setup(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
         epilog=SETUP_FILES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    setup.add_argument("--out", required=True, help="parameters folder to write")
+    setup.add_argument("--out", help="parameters folder to write (or --zkey with --r1cs)")
     setup.add_argument(
         "--seed", type=_seed, help="derive the toxic waste from this seed (tests only: insecure)"
     )
     _add_circuit_options(setup)
     setup.add_argument("--r1cs", help="a circom circuit (.r1cs) instead of an embedded one")
+    setup.add_argument(
+        "--zkey", help="with --r1cs: write a snarkjs zkey instead (development only: insecure)"
+    )
     setup.set_defaults(handler=_handler("cuzk_core.cli.commands", "setup"))
 
 

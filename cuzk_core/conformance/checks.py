@@ -317,8 +317,20 @@ def _unpin(pinning: str, checked: Subject, rng: random.Random) -> None:
     same_point(backend.msm_g1(bases, scalars, "a"), want, "G1 MSM on arrays pinned and unpinned")
 
 
-def _upload(storage: str, pinning: str, checked: Subject, rng: random.Random) -> None:
+STREAM_BUDGET_KIB = 1
+"""A device budget that streams the 16 test bases in chunks of 5 G1 / 2 G2 points (GPU)."""
+
+
+def _upload(
+    storage: str,
+    pinning: str,
+    checked: Subject,
+    rng: random.Random,
+    budget_kib: int | None = None,
+) -> None:
     changes = {"memory.key_storage": storage, **_memory(pinning), "memory.pool_mib": 1}
+    if budget_kib is not None:
+        changes["memory.device_budget_kib"] = budget_kib
     backend = checked.backend(**changes)
     for group, purpose in (("g1", "a"), ("g2", "b_g2")):
         bases, scalars, want = _host_arrays(checked, group, rng)
@@ -700,6 +712,11 @@ def _build() -> Iterator[Check]:
         for pinning in PINNING:
             run = partial(_upload, storage, pinning)
             yield Check("cuzk_upload", f"key_storage={storage},pinning={pinning}", run)
+    for storage in ("stream", "mmap"):  # many chunks, each uploaded while the previous is summed
+        for pinning in PINNING:
+            run = partial(_upload, storage, pinning, budget_kib=STREAM_BUDGET_KIB)
+            case = f"key_storage={storage},pinning={pinning},device_budget_kib={STREAM_BUDGET_KIB}"
+            yield Check("cuzk_upload", case, run)
     yield Check("cuzk_release", "every-key-storage", _release)
     yield Check("cuzk_synthesize", "tiny-circuit", _synthesize)
     for kind in ("random", "ones", "r-1", "bits", "mixed"):

@@ -20,6 +20,7 @@ from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.field.fr import fr_inv
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey, query_density
+from cuzk_core.groth16.qap import BELLPERSON, SNARKJS, QuotientConvention
 from cuzk_core.interop.montgomery import FR
 from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
 from cuzk_core.progress import NullProgress, Progress
@@ -102,8 +103,16 @@ def generate_parameters(
     seed: int | None = None,
     progress: Progress | None = None,
     backend: Backend | None = None,
+    convention: QuotientConvention = BELLPERSON,
 ) -> ProvingKey:
-    """Groth16 parameters for ``matrices`` (which must already hold the input rows).
+    """Groth16 parameters for ``matrices`` (which must already hold the input rows), for a
+    prover that computes H by ``convention``.
+
+    BELLPERSON (params.bin): roots from 7, h holds τ^i·Z(τ)/δ for the m − 1 coefficients of H,
+    and a / b_g1 / b_g2 only the variables that occur in A / B. SNARKJS (zkeys): roots from 5,
+    h holds L_{2i+1}(τ)/δ, the Lagrange values at the m odd points of the 2m domain (where
+    Z = x^m − 1 is the constant −2, so the prover's A·B − C there needs no division), and
+    a / b_g1 / b_g2 a point for every variable (infinity where unused).
 
     Everything per constraint or variable is array work on ``backend`` (the cpu reference
     without one): the Lagrange values at τ are an inverse NTT of τ's powers, the QAP
@@ -138,7 +147,7 @@ def generate_parameters(
     tau, alpha, beta, gamma, delta = _toxic_waste(seed)
     num_inputs = matrices.num_inputs
     num_vars = num_inputs + matrices.num_aux
-    domain = EvaluationDomain.covering(matrices.num_constraints)
+    domain = convention.domain(matrices.num_constraints)
     m = domain.size
     while pow(tau, m, _R) == 1:  # τ must not lie in the domain (probability ~ m/r)
         tau = tau * 7 % _R
@@ -151,10 +160,16 @@ def generate_parameters(
         combined = _fr_add(_fr_add(_fr_scale(u, beta), _fr_scale(v, alpha)), w)
         ic_scalars = limbs_to_ints(_fr_scale(combined[:num_inputs], gamma_inv))
         l_scalars = _fr_scale(combined[num_inputs:], delta_inv)
-        z_tau = (pow(tau, m, _R) - 1) % _R
-        h_scalars = _fr_scale(_fr_powers(tau, m - 1), z_tau * delta_inv)
-        a_scalars = u[query_density(matrices.a, num_vars)]
-        b_scalars = v[query_density(matrices.b, num_vars)]
+        if convention is SNARKJS:
+            doubled = EvaluationDomain(domain.log_size + 1, domain.generator)
+            odd_lagrange = backend.intt(_fr_powers(tau, 2 * m), doubled)[1::2]
+            h_scalars = _fr_scale(odd_lagrange, delta_inv)
+            a_scalars, b_scalars = u, v
+        else:
+            z_tau = (pow(tau, m, _R) - 1) % _R
+            h_scalars = _fr_scale(_fr_powers(tau, m - 1), z_tau * delta_inv)
+            a_scalars = u[query_density(matrices.a, num_vars)]
+            b_scalars = v[query_density(matrices.b, num_vars)]
 
     with step("h", "h"):
         h = g1_batch(h_scalars)
@@ -172,7 +187,7 @@ def generate_parameters(
         alpha_g1, beta_g1, delta_g1, *ic = singles
         beta_g2, gamma_g2, delta_g2 = g2_fixed_base_batch(G2_GENERATOR, [beta, gamma, delta])
         vk = VerifyingKey(alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic)
-    return ProvingKey(vk, h, l, a, b_g1, b_g2)
+    return ProvingKey(vk, h, l, a, b_g1, b_g2, dense_ab=convention is SNARKJS)
 
 
 SETUP_STEPS = 7

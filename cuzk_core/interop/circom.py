@@ -3,7 +3,8 @@ for a circom circuit, and check a witness against its circuit.
 
 ``zkey_job`` proves with a snarkjs proving key (snarkjs's H convention, roots from 5);
 ``setup_r1cs`` and ``params_job`` make and use cuzk parameters for a circom circuit (bellperson's
-convention). Either proof is one ``snarkjs groth16 verify`` accepts once written as proof.json.
+convention); ``setup_zkey`` makes a development zkey that snarkjs and cuzk both prove with.
+Either proof is one ``snarkjs groth16 verify`` accepts once written as proof.json.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from cuzk_core.groth16 import files, params_dir
 from cuzk_core.groth16.key_sources import Log, ParamsFile, ZkeyFile, stderr_log
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
 from cuzk_core.groth16.prover import first_unsatisfied
-from cuzk_core.groth16.qap import with_input_rows
+from cuzk_core.groth16.qap import SNARKJS, with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.sources import Assignment, KeySource, R1CSWitness, WitnessSource
 from cuzk_core.interop.r1cs import CircomR1CS, read_r1cs
 from cuzk_core.interop.wtns import read_wtns
 from cuzk_core.interop.zkey import Zkey
+from cuzk_core.interop.zkey_writer import write_zkey
 from cuzk_core.progress import Progress
 
 CIRCOM_CIRCUIT = "circom-r1cs"
@@ -131,6 +133,21 @@ def setup_r1cs(
     matrices = with_input_rows(r1cs.matrices)
     pk = generate_parameters(matrices, seed=seed, progress=progress, backend=backend)
     return pk, circuit_record(r1cs)
+
+
+def setup_zkey(
+    r1cs_path: str, zkey_path: str | Path, backend: Backend, seed: int | None, progress: Progress
+) -> VerifyingKey:
+    """Generate a snarkjs-convention key for a circom circuit and write it as a zkey; its
+    verifying key. The toxic waste comes from ``seed`` or the OS and lived in this process:
+    development keys only."""
+    r1cs = read_r1cs(r1cs_path)
+    matrices = with_input_rows(r1cs.matrices)
+    pk = generate_parameters(
+        matrices, seed=seed, progress=progress, backend=backend, convention=SNARKJS
+    )
+    write_zkey(zkey_path, pk, matrices)
+    return pk.vk
 
 
 def check_witness(r1cs_path: str, wtns_path: str, backend: Backend) -> tuple[int, int | None]:

@@ -3,7 +3,8 @@
 A G1 point is x‖y, a G2 point x.c0‖x.c1‖y.c0‖y.c1, each coordinate 48 bytes LE in Montgomery form
 (x·2^384 mod q); the point at infinity is all zeros. Decoding checks every coordinate is below q
 and every point is on its curve (not the subgroup: like bellperson's params, a proving key is
-trusted to that extent), and reports the first bad point by index.
+trusted to that extent), and reports the first bad point by index. Encoding (for the zkeys
+``cuzk setup --zkey`` writes) is the same products the other way.
 """
 
 from __future__ import annotations
@@ -125,3 +126,38 @@ def g2_from_snarkjs(
     infinity = np.zeros(len(raw), dtype=bool)
     _decode(raw, 4, off_curve_g2, out, infinity, where)
     return G2Affines(out, infinity)
+
+
+_R_MOD_Q = FQ.radix % FQ.modulus
+"""R mod q; its Montgomery form is R², and a Montgomery product with R² gives x·R."""
+
+
+def _encode_chunk(coords: np.ndarray, start: int, out: np.ndarray) -> None:
+    """Canonical limbs ``coords[start…]`` (``(n, k, 6)``) → Montgomery LE bytes in ``out``."""
+    chunk = coords[start : start + CHUNK_POINTS]
+    to_montgomery = FQ.constant(_R_MOD_Q, len(chunk))
+    columns = range(chunk.shape[1])
+    limbs = np.stack(
+        [FQ.from_digits(FQ.mul(FQ.to_digits(chunk[:, c]), to_montgomery)) for c in columns], axis=1
+    )
+    out[start : start + len(chunk)] = limbs.astype("<u8").view(np.uint8).reshape(len(chunk), -1)
+
+
+def _encode(batch: G1Affines | G2Affines, size: int) -> np.ndarray:
+    """``(n, size)`` snarkjs bytes of a batch; points at infinity are all zero."""
+    coords = np.ascontiguousarray(batch.coords, dtype=np.uint64).reshape(len(batch), -1, FQ_LIMBS)
+    out = np.zeros((len(batch), size), dtype=np.uint8)
+    first_problem(len(batch), lambda start: _encode_chunk(coords, start, out))
+    out[np.asarray(batch.infinity, dtype=bool)] = 0
+    return out
+
+
+def g1_to_snarkjs(batch: G1Affines) -> np.ndarray:
+    """Encode a canonical G1 batch as ``(n, 96)`` bytes of snarkjs points (infinity all zero),
+    the inverse of :func:`g1_from_snarkjs`; chunks run on every core."""
+    return _encode(batch, G1_BYTES)
+
+
+def g2_to_snarkjs(batch: G2Affines) -> np.ndarray:
+    """Encode a canonical G2 batch as ``(n, 192)`` bytes: x.c0, x.c1, y.c0, y.c1."""
+    return _encode(batch, G2_BYTES)

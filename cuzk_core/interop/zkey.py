@@ -37,9 +37,10 @@ ZKEY_MAGIC = b"zkey"
 ZKEY_MAX_VERSION = 1
 GROTH16_PROTOCOL = 1
 _PROTOCOLS = {1: "Groth16", 2: "PLONK", 10: "FFLONK"}
-_COEF = np.dtype(
+COEFFICIENT = np.dtype(
     [("matrix", "<u4"), ("constraint", "<u4"), ("signal", "<u4"), ("value", "<u8", (4,))]
 )
+"""One record of section 4: matrix (0 = A, 1 = B), constraint, signal, value c·R² mod r."""
 
 
 @attrs.frozen
@@ -132,13 +133,14 @@ class Zkey:
         header = self.header
         reader = self.container.reader(4, "coefficients")
         count = reader.u32("the coefficient count")
-        if reader.remaining != count * _COEF.itemsize:
+        if reader.remaining != count * COEFFICIENT.itemsize:
             raise reader.error(
-                f"announces {count} coefficients of {_COEF.itemsize} bytes, holds "
+                f"announces {count} coefficients of {COEFFICIENT.itemsize} bytes, holds "
                 f"{reader.remaining} bytes"
             )
         records = np.frombuffer(
-            np.ascontiguousarray(reader.records(count, _COEF.itemsize, "coefficients")), _COEF
+            np.ascontiguousarray(reader.records(count, COEFFICIENT.itemsize, "coefficients")),
+            COEFFICIENT,
         )
         matrix = records["matrix"]
         rows = records["constraint"].astype(np.int64)

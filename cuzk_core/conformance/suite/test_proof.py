@@ -35,6 +35,13 @@ PROFILES: dict[str, dict[str, Any]] = {
         "memory.key_storage": "stream",
         "msm.window_bits.h": 5,
     },
+    "pool-stream-tiny-budget": {  # every MSM in many chunks, each uploaded during the last
+        "msm.split_01": True,
+        "memory.pinning": "pool",
+        "memory.key_storage": "stream",
+        "memory.pool_mib": 1,
+        "memory.device_budget_kib": 4,
+    },
     "b_g2-on-cpu": {"msm.b_g2_on": "cpu"},
 }
 
