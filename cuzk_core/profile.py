@@ -113,7 +113,7 @@ class Profile:
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved settings as plain TOML-able values (``extends`` already applied)."""
-        settings = {
+        settings: dict[str, Any] = {
             "backend": self.backend,
             "description": self.description,
             "msm": {
