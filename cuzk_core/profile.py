@@ -218,19 +218,19 @@ for _cls in (WindowBits, MsmSettings, MemorySettings, DebugSettings, Profile):
 # ---------------------------------------------------------------- the schema, read off the classes
 
 
-def _rulesof(field: attrs.Attribute) -> Knob | None:
+def _rules_of(field: attrs.Attribute) -> Knob | None:
     return field.metadata.get(_KNOB)
 
 
 def _keys(cls: type) -> Iterator[attrs.Attribute]:
     """The fields of ``cls`` that are profile keys: knobs and sub-tables."""
     for field in attrs.fields(cls):
-        if _rulesof(field) is not None or attrs.has(field.type):
+        if _rules_of(field) is not None or attrs.has(field.type):
             yield field
 
 
 def _is_keyed_table(field: attrs.Attribute) -> bool:
-    return typing.get_origin(field.type) is tuple and bool(_rulesof(field).keys)
+    return typing.get_origin(field.type) is tuple and bool(_rules_of(field).keys)
 
 
 def _plain_type(field: attrs.Attribute) -> Any:
@@ -245,7 +245,7 @@ def schema_keys(cls: type = Profile, prefix: str = "") -> Iterator[tuple[str, Kn
         if attrs.has(field.type):
             yield from schema_keys(field.type, f"{prefix}{field.name}.")
         else:
-            yield f"{prefix}{field.name}", _rulesof(field)
+            yield f"{prefix}{field.name}", _rules_of(field)
 
 
 # ---------------------------------------------------------------- validation
@@ -284,9 +284,9 @@ def _check_table(table: Any, cls: type, where: Path | str, prefix: str) -> None:
         if attrs.has(field.type):
             _check_table(value, field.type, where, dotted + ".")
         elif _is_keyed_table(field):
-            _check_keyed(value, _rulesof(field), where, dotted)
+            _check_keyed(value, _rules_of(field), where, dotted)
         else:
-            _check_value(value, _plain_type(field), _rulesof(field), where, dotted)
+            _check_value(value, _plain_type(field), _rules_of(field), where, dotted)
 
 
 def _top_keys(cls: type, prefix: str) -> list[str]:
@@ -337,7 +337,7 @@ def _build(cls: type, table: dict[str, Any], **extra: Any) -> Any:
             values[field.name] = _build(field.type, raw)
         elif _is_keyed_table(field):
             values[field.name] = tuple(raw.items())
-        elif _rulesof(field).auto and raw == "auto":
+        elif _rules_of(field).auto and raw == "auto":
             values[field.name] = None
         elif isinstance(_plain_type(field), type) and issubclass(_plain_type(field), enum.Enum):
             values[field.name] = _plain_type(field)(raw)
@@ -349,7 +349,7 @@ def _build(cls: type, table: dict[str, Any], **extra: Any) -> Any:
 def _toml_of(field: attrs.Attribute, value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
-    if value is None and _rulesof(field).auto:
+    if value is None and _rules_of(field).auto:
         return "auto"
     if _is_keyed_table(field):
         return dict(value)
@@ -364,13 +364,13 @@ def _to_dict(settings: Any) -> dict[str, Any]:
             sub = _to_dict(value)
             if sub:
                 table[field.name] = sub
-        elif not (_rulesof(field).only_when_set and value == field.default):
+        elif not (_rules_of(field).only_when_set and value == field.default):
             table[field.name] = _toml_of(field, value)
     return table
 
 
 def _allowed_text(field: attrs.Attribute) -> str:
-    rules = _rulesof(field)
+    rules = _rules_of(field)
     kind = _plain_type(field)
     if rules.pattern is not None:
         return rules.allowed
@@ -394,30 +394,23 @@ def _toml_value(value: Any) -> str:
 def _toml_lines(settings: Any, path: tuple[str, ...]) -> list[str]:
     """One table's keys, each after a comment with its doc and allowed values, then sub-tables."""
     lines: list[str] = []
-    subtables = []
+    tables: list[tuple[attrs.Attribute, Any]] = []
     for field in _keys(type(settings)):
         value = getattr(settings, field.name)
-        if attrs.has(field.type):
-            subtables.append((field.name, value))
-            continue
-        rules = _rulesof(field)
-        if rules.only_when_set and value == field.default:
-            continue
-        if _is_keyed_table(field):
-            subtables.append((field.name, (field, value)))
-            continue
-        lines.append(f"# {rules.doc}; {_allowed_text(field)}")
-        lines.append(f"{field.name} = {_toml_value(_toml_of(field, value))}")
+        if attrs.has(field.type) or _is_keyed_table(field):
+            tables.append((field, value))
+        elif not (_rules_of(field).only_when_set and value == field.default):
+            lines.append(f"# {_rules_of(field).doc}; {_allowed_text(field)}")
+            lines.append(f"{field.name} = {_toml_value(_toml_of(field, value))}")
     if path and lines:
         lines[:0] = ["", f"[{'.'.join(path)}]"]
-    for name, sub in subtables:
-        if isinstance(sub, tuple):
-            field, pairs = sub
-            lines += ["", f"# {_rulesof(field).doc}; each {_allowed_text(field)}"]
-            lines += [f"[{'.'.join((*path, name))}]"]
-            lines += [f"{phase} = {ms}" for phase, ms in pairs]
-        else:
-            lines += _toml_lines(sub, (*path, name))
+    for field, value in tables:
+        if attrs.has(field.type):
+            lines += _toml_lines(value, (*path, field.name))
+        elif value != field.default or not _rules_of(field).only_when_set:
+            lines += ["", f"# {_rules_of(field).doc}; each {_allowed_text(field)}"]
+            lines.append(f"[{'.'.join((*path, field.name))}]")
+            lines += [f"{key} = {_toml_value(v)}" for key, v in value]
     return lines
 
 
@@ -504,16 +497,18 @@ def resolve_profile_path(ref: str | Path, relative_to: Path | None = None) -> Pa
         if path.is_file():
             return path
     name = Path(str(ref)).name.removesuffix(".toml")
-    named = named_profiles()
-    for profile in named:
-        if profile.name == name and profile.shadowed_by is None:
+    shipped = shipped_profiles()
+    if name in shipped:
+        return shipped[name]
+    plugins = plugin_profiles()[0]
+    for profile in plugins:
+        if profile.name == name:
             return profile.path
-    shipped = sorted(p.name for p in named if p.origin == "shipped")
-    plugins = sorted({f"{p.name} ({p.origin})" for p in named if p.origin != "shipped"})
+    offered = sorted({f"{p.name} ({p.origin})" for p in plugins if p.name not in shipped})
     raise ProfileError(
         f"profile {str(ref)!r} not found: not a file, and not a shipped profile "
-        f"(shipped: {', '.join(shipped)}"
-        + (f"; from plugins: {', '.join(plugins)})" if plugins else ")")
+        f"(shipped: {', '.join(sorted(shipped))}"
+        + (f"; from plugins: {', '.join(offered)})" if offered else ")")
     )
 
 
@@ -572,7 +567,7 @@ def _check_file(table: dict[str, Any], path: Path) -> None:
 def _load_raw(path: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The merged table of ``path`` and its ``extends`` chain, and the files it came from."""
     chain: list[tuple[Path, dict[str, Any]]] = []
-    seen: list[Path] = []
+    seen: dict[Path, None] = {}  # an ordered set
     while True:
         resolved = path.resolve()
         if resolved in seen:
@@ -583,7 +578,7 @@ def _load_raw(path: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
                 f"{chain[0][0]}: 'extends' chain is longer than {MAX_EXTENDS_DEPTH} files "
                 f"(the limit), stopped at {path}"
             )
-        seen.append(resolved)
+        seen[resolved] = None
         table = _read_toml(path)
         _check_file(table, path)
         parent = table.pop("extends", None)

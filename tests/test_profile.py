@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import sys
 from pathlib import Path
 
 import attrs
 import pytest
 
+from cuzk_core.cli import main
 from cuzk_core.errors import ProfileError
 from cuzk_core.profile import (
     B_G2_ON_DEVICE,
@@ -318,3 +320,75 @@ def test_oversized_file_is_refused_before_parsing(tmp_path):
     path = tmp_path / "big.toml"
     path.write_text("#" * (MAX_PROFILE_BYTES + 1))
     assert "larger than" in _one_line_error(path)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_profile_list_shows_origin_path_and_who_wins(profile_plugins, capsys):
+    assert main(["profile", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    shipped_cpu = next(line for line in lines if line.startswith("cpu ") and "shipped" in line)
+    assert shipped_cpu.endswith(str(shipped_profiles()["cpu"]))
+    plugin_cpu = next(line for line in lines if line.startswith("cpu ") and "cuzkt-demo" in line)
+    assert "hidden: the shipped one wins" in plugin_cpu
+    demo = next(line for line in lines if line.startswith("demo "))
+    assert "cuzkt-demo 0.1" in demo and str(profile_plugins / "cuzkt_demo_profiles") in demo
+    gone = next(line for line in lines if "cuzkt-gone" in line)
+    assert "broken: ModuleNotFoundError" in gone
+
+
+SMALL = ["--circuit", "porep-lite", "--challenges", "1", "--depth", "3", "--seed", "7"]
+
+
+@pytest.fixture(scope="module")
+def key_cache(tmp_path_factory) -> Path:
+    """One parameter cache for this module's proofs, so the small key is made once."""
+    return tmp_path_factory.mktemp("cache")
+
+
+def _prove(profile: str, out: Path, key_cache: Path, monkeypatch) -> dict:
+    """Prove the small circuit under ``profile`` and check the proof; its spans by name."""
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(key_cache))
+    assert main(["--profile", profile, "-q", "prove", *SMALL, "--out", str(out)]) == 0
+    files = {"vk": "vk.bin", "proof": "proof.bin", "public": "public.json"}
+    assert main(["verify", *(a for k, f in files.items() for a in (f"--{k}", str(out / f)))]) == 0
+    spans = json.loads((out / "timings.json").read_text())["spans"]
+    return {span["name"]: span for span in spans if span["parent"] is None}
+
+
+def test_prove_with_the_fastcpu_profile_by_name(tmp_path, monkeypatch, key_cache, capsys):
+    pytest.importorskip("cuzk_fastcpu")
+    phases = _prove("fastcpu", tmp_path / "out", key_cache, monkeypatch)
+    assert capsys.readouterr().out.strip().endswith("valid")
+    assert phases["msm_a"]["backend"] == phases["msm_b_g2"]["backend"] == "fastcpu"
+
+
+def test_b_g2_on_runs_b_g2_on_the_named_backend(tmp_path, monkeypatch, key_cache):
+    pytest.importorskip("cuzk_fastcpu")
+    beside = tmp_path / "beside.toml"
+    beside.write_text('extends = "cpu"\n[msm]\nb_g2_on = "fastcpu"\n')
+    phases = _prove(str(beside), tmp_path / "beside", key_cache, monkeypatch)
+    assert phases["msm_b_g2"]["backend"] == "fastcpu" and phases["msm_a"]["backend"] == "cpu"
+    _prove("cpu", tmp_path / "alone", key_cache, monkeypatch)
+    proof = (tmp_path / "beside" / "proof.bin").read_bytes()
+    assert proof == (tmp_path / "alone" / "proof.bin").read_bytes()  # same seed, same bytes
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"# \xff\n", "not UTF-8"),
+        (b"[memory]\npool_mib = " + b"1" * 4400 + b"\n", "more than 4300 digits"),
+        ("[memory]\npool_mib = ６\n".encode(), "malformed TOML"),
+        (b"[debug.sleep_ms]\nmsm_a = 100000000000000000000\n", "up to 3600000"),
+        (b'extends = "bad.toml"\n', "cycle"),
+    ],
+)
+def test_hostile_profiles_exit_2_with_one_line(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.toml"
+    path.write_bytes(content)
+    assert main(["profile", "show", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("cuzk: error: ")
+    assert captured.err.count("\n") == 1 and message in captured.err
