@@ -36,7 +36,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 DEFAULT_PROFILE = "cpu"
 WINDOW_BITS_RANGE = (1, 24)
 B_G2_ON_DEVICE = "device"
-"""``msm.b_g2_on`` value that keeps B·G2 on the profile's own backend."""
+"""``msm.b_g2_on`` for B·G2 on the profile's own backend; any other value names a CPU backend."""
 PROFILE_ENTRY_POINTS = "cuzk.profiles"
 """Entry-point group naming the packages in which plugins ship ``*.toml`` profiles."""
 MAX_EXTENDS_DEPTH = 32
@@ -131,7 +131,7 @@ class MsmSettings:
     b_g2_on: str = attrs.field(
         default=B_G2_ON_DEVICE,
         metadata=knob(
-            "where B·G2 runs: on the device, or on another backend beside the G1 MSMs",
+            "where B·G2 runs: on the device, or on a CPU backend beside the G1 MSMs",
             pattern=_BACKEND_NAME,
             allowed=f'"{B_G2_ON_DEVICE}" or {_BACKEND_NAME_ALLOWED}, e.g. "fastcpu"',
         ),
