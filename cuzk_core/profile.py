@@ -218,14 +218,22 @@ for _cls in (WindowBits, MsmSettings, MemorySettings, DebugSettings, Profile):
 # ---------------------------------------------------------------- the schema, read off the classes
 
 
-def _rules_of(field: attrs.Attribute) -> Knob | None:
-    return field.metadata.get(_KNOB)
+def _rules_of(field: attrs.Attribute) -> Knob:
+    """The :class:`Knob` of a key that is not a sub-table."""
+    rules: Knob = field.metadata[_KNOB]
+    return rules
+
+
+def _table(field: attrs.Attribute) -> type | None:
+    """The settings class of a sub-table field (``msm``, ``memory``…), else None."""
+    kind = field.type
+    return kind if isinstance(kind, type) and attrs.has(kind) else None
 
 
 def _keys(cls: type) -> Iterator[attrs.Attribute]:
     """The fields of ``cls`` that are profile keys: knobs and sub-tables."""
     for field in attrs.fields(cls):
-        if _rules_of(field) is not None or attrs.has(field.type):
+        if _KNOB in field.metadata or _table(field) is not None:
             yield field
 
 
@@ -242,8 +250,9 @@ def _plain_type(field: attrs.Attribute) -> Any:
 def schema_keys(cls: type = Profile, prefix: str = "") -> Iterator[tuple[str, Knob]]:
     """Every dotted profile key below ``cls`` with its :class:`Knob` (for docs and tests)."""
     for field in _keys(cls):
-        if attrs.has(field.type):
-            yield from schema_keys(field.type, f"{prefix}{field.name}.")
+        sub = _table(field)
+        if sub is not None:
+            yield from schema_keys(sub, f"{prefix}{field.name}.")
         else:
             yield f"{prefix}{field.name}", _rules_of(field)
 
@@ -279,10 +288,11 @@ def _check_table(table: Any, cls: type, where: Path | str, prefix: str) -> None:
         if field is None:
             allowed = ", ".join(f"{prefix}{k}" for k in _top_keys(cls, prefix))
             raise ProfileError(f"{where}: unknown key {dotted!r} (allowed: {allowed})")
-        if (attrs.has(field.type) or _is_keyed_table(field)) and not isinstance(value, dict):
+        sub = _table(field)
+        if (sub is not None or _is_keyed_table(field)) and not isinstance(value, dict):
             raise ProfileError(f"{where}: {dotted!r} must be a table, got {_shown(value)}")
-        if attrs.has(field.type):
-            _check_table(value, field.type, where, dotted + ".")
+        if sub is not None:
+            _check_table(value, sub, where, dotted + ".")
         elif _is_keyed_table(field):
             _check_keyed(value, _rules_of(field), where, dotted)
         else:
@@ -333,8 +343,9 @@ def _build(cls: type, table: dict[str, Any], **extra: Any) -> Any:
         if field.name not in table:
             continue
         raw = table[field.name]
-        if attrs.has(field.type):
-            values[field.name] = _build(field.type, raw)
+        sub = _table(field)
+        if sub is not None:
+            values[field.name] = _build(sub, raw)
         elif _is_keyed_table(field):
             values[field.name] = tuple(raw.items())
         elif _rules_of(field).auto and raw == "auto":
@@ -360,7 +371,7 @@ def _to_dict(settings: Any) -> dict[str, Any]:
     table: dict[str, Any] = {}
     for field in _keys(type(settings)):
         value = getattr(settings, field.name)
-        if attrs.has(field.type):
+        if _table(field) is not None:
             sub = _to_dict(value)
             if sub:
                 table[field.name] = sub
@@ -397,7 +408,7 @@ def _toml_lines(settings: Any, path: tuple[str, ...]) -> list[str]:
     tables: list[tuple[attrs.Attribute, Any]] = []
     for field in _keys(type(settings)):
         value = getattr(settings, field.name)
-        if attrs.has(field.type) or _is_keyed_table(field):
+        if _table(field) is not None or _is_keyed_table(field):
             tables.append((field, value))
         elif not (_rules_of(field).only_when_set and value == field.default):
             lines.append(f"# {_rules_of(field).doc}; {_allowed_text(field)}")
@@ -405,7 +416,7 @@ def _toml_lines(settings: Any, path: tuple[str, ...]) -> list[str]:
     if path and lines:
         lines[:0] = ["", f"[{'.'.join(path)}]"]
     for field, value in tables:
-        if attrs.has(field.type):
+        if _table(field) is not None:
             lines += _toml_lines(value, (*path, field.name))
         elif value != field.default or not _rules_of(field).only_when_set:
             lines += ["", f"# {_rules_of(field).doc}; each {_allowed_text(field)}"]
