@@ -34,7 +34,7 @@ from cuzk_core.interop.snarkjs_json import (
     write_vk_json,
 )
 from cuzk_core.plugins import BLOCK_ENV, load_plugins
-from cuzk_core.profile import load_profile, shipped_profiles
+from cuzk_core.profile import load_profile, named_profiles, plugin_profiles
 from cuzk_core.progress import Progress
 from cuzk_core.timing import Timer
 
@@ -295,7 +295,13 @@ def profile_show(args: argparse.Namespace) -> int:
 
 
 def profile_list(args: argparse.Namespace) -> int:
-    """``cuzk profile list``: the shipped profiles."""
-    for name, path in sorted(shipped_profiles().items()):
-        print(f"{name:<12} {path}")
+    """``cuzk profile list``: every named profile, where it comes from and its path."""
+    named = named_profiles()
+    width = max(len(p.name) for p in named)
+    origin_width = max(len(p.origin) for p in named)
+    for profile in named:
+        hidden = f"  (hidden: the {profile.shadowed_by} one wins)" if profile.shadowed_by else ""
+        print(f"{profile.name:<{width}}  {profile.origin:<{origin_width}}  {profile.path}{hidden}")
+    for broken in plugin_profiles()[1]:
+        print(f"{'?':<{width}}  {broken.origin}  broken: {broken.reason}")
     return 0

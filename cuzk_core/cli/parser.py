@@ -61,7 +61,8 @@ def _global_options() -> list[tuple[tuple[str, ...], dict[str, Any]]]:
             ("--profile",),
             {
                 "default": os.environ.get("CUZK_PROFILE"),
-                "help": "profile path or shipped profile name (default: $CUZK_PROFILE, else cpu)",
+                "help": "profile path or name, shipped or a plugin's (`cuzk profile list`); "
+                "default: $CUZK_PROFILE, else cpu",
             },
         ),
         (("-q", "--quiet"), {"action": "store_true", "default": False, "help": "no progress bar"}),
@@ -241,7 +242,9 @@ def _profile(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None
     show = profile_sub.add_parser("show", help="print a profile after `extends` is resolved")
     show.add_argument("name", nargs="?", help="profile path or name (default: --profile)")
     show.set_defaults(handler=_handler("cuzk_core.cli.commands", "profile_show"))
-    listing = profile_sub.add_parser("list", help="list the shipped profiles")
+    listing = profile_sub.add_parser(
+        "list", help="list the named profiles (shipped and plugins'), where each comes from"
+    )
     listing.set_defaults(handler=_handler("cuzk_core.cli.commands", "profile_list"))
 
 
