@@ -2,7 +2,8 @@
 
 Reading: only regular files are read (a FIFO or a device such as /dev/zero is refused, and the
 open never blocks), small formats are refused up front when larger than any valid file, and JSON
-errors (bad UTF-8, syntax, absurd numbers, deep nesting) are one-line :class:`FormatError`\\ s.
+problems (bad UTF-8, syntax, absurd numbers, nesting deeper than any valid file) are one-line
+:class:`FormatError`\\ s.
 Writing: each file goes to a temporary file beside its target, then an atomic rename; a set of
 files (a proof's, a parameters folder's) is written with :func:`write_together`. Outputs are
 checked before the work that produces them (:func:`check_output_folder`,
@@ -16,6 +17,7 @@ import contextlib
 import json
 import mmap
 import os
+import re
 import secrets
 import stat
 import tempfile
@@ -29,6 +31,11 @@ from cuzk_core.errors import FormatError, OutputError
 
 MAX_JSON_DIGITS = 1000
 """Longest JSON number literal read; the largest value in any file cuzk reads has 116 digits."""
+MAX_JSON_DEPTH = 64
+"""Deepest JSON nesting read (cuzk's and snarkjs's files nest 4 deep); checked before parsing,
+so the parser's recursion never depends on the interpreter's recursion limit."""
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_OPENERS, _CLOSERS = np.frombuffer(b"[{", np.uint8), np.frombuffer(b"]}", np.uint8)
 
 _KINDS = {
     stat.S_IFIFO: "a FIFO",
@@ -120,6 +127,14 @@ def _json_int(text: str) -> int:
     return int(text)
 
 
+def json_depth(data: bytes) -> int:
+    """How deep ``[`` and ``{`` nest in JSON text, strings left out."""
+    bare = np.frombuffer(_JSON_STRING.sub(b"", data), np.uint8)
+    brackets = bare[np.isin(bare, _OPENERS) | np.isin(bare, _CLOSERS)]
+    steps = np.where(np.isin(brackets, _OPENERS), 1, -1)
+    return int(np.cumsum(steps).max(initial=0))
+
+
 def read_json(path: str | Path, max_bytes: int, what: str) -> Any:
     """Parse a UTF-8 JSON file of at most ``max_bytes``; every problem is a one-line FormatError."""
     path = Path(path)
@@ -130,6 +145,10 @@ def read_json(path: str | Path, max_bytes: int, what: str) -> Any:
         raise FormatError(
             f"{path}: not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x}), not a {what}"
         ) from None
+    if json_depth(data) > MAX_JSON_DEPTH:
+        raise FormatError(
+            f"{path}: JSON nested more than {MAX_JSON_DEPTH} deep, too deep to be a {what}"
+        )
     try:
         return json.loads(text, parse_int=_json_int)
     except _LongNumber as exc:
@@ -139,8 +158,6 @@ def read_json(path: str | Path, max_bytes: int, what: str) -> Any:
         ) from None
     except json.JSONDecodeError as exc:
         raise FormatError(f"{path}: not a JSON file: {exc}") from None
-    except RecursionError:
-        raise FormatError(f"{path}: JSON nested too deeply to be a {what}") from None
 
 
 # ---------------------------------------------------------------- checking outputs beforehand

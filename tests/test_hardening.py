@@ -214,16 +214,17 @@ def test_json_nested_2000_deep(proof: Path, params: Path, tmp_path: Path, target
     if target == "circuit":
         broken = copy_params(params, tmp_path / "params")
         (broken / "circuit.json").write_text(f'{{"circuit": "porep-lite", "depth": {deep}}}')
-        fails("prove", "--params", broken, "--out", tmp_path / "out", message="nested too deeply")
+        out = tmp_path / "out"
+        fails("prove", "--params", broken, "--out", out, message="nested more than 64 deep")
         return
     bad = tmp_path / JSON_FILES[target]
     bad.write_text(deep)
     if target == "public":  # 4000 bytes: the size bound refuses it first; without the bound
         fails(*verify_args(proof, public=bad), message="more than any valid public.json")
-        with pytest.raises(FormatError, match="JSON nested too deeply"):
+        with pytest.raises(FormatError, match="JSON nested more than 64 deep"):
             files.read_public(bad)
         return
-    fails(*verify_args(proof, **{target: bad}), message="JSON nested too deeply")
+    fails(*verify_args(proof, **{target: bad}), message="JSON nested more than 64 deep")
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])

@@ -25,7 +25,6 @@ from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
 PARAMS_FILE = "params.bin"
 VK_FILE = "vk.bin"
 CIRCUIT_FILE = "circuit.json"
-FILES = (PARAMS_FILE, VK_FILE, CIRCUIT_FILE)
 MAX_CIRCUIT_JSON_BYTES = 1 << 20
 """circuit.json holds a name, a few knobs and a digest: a few hundred bytes."""
 
