@@ -1,5 +1,5 @@
-"""Synthetic circom and snarkjs files for tests: containers, .r1cs, .wtns, Montgomery points, and
-curve points outside the prime-order subgroup (a plain module: conftest.py names collide)."""
+"""Synthetic circom and snarkjs files for tests: containers, .r1cs, .wtns and Montgomery points
+(a plain module: conftest.py names collide)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import struct
 from pathlib import Path
 
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
-from cuzk_core.field.fq import fq_sqrt
-from cuzk_core.field.tower import fq2_add, fq2_mul, fq2_sqr, fq2_sqrt
 
 R_FQ = 1 << 384
 R_FR = 1 << 256
@@ -68,23 +66,3 @@ def write(tmp_path: Path, name: str, data: bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(data)
     return path
-
-
-def g1_outside_subgroup(start: int = 1) -> tuple[int, int]:
-    """A point of y² = x³ + 4 over Fq that is not in the order-r subgroup (the first x ≥ start
-    on the curve; a random curve point lies in the subgroup with probability 1/h₁ ≈ 2^-126)."""
-    x = start
-    while (y := fq_sqrt((x**3 + 4) % FQ_MODULUS)) is None:
-        x += 1
-    return x, y
-
-
-def g2_outside_subgroup(start: int = 1):
-    """A point of the twist y² = x³ + 4(1 + u) over Fq2 outside the order-r subgroup."""
-    x0 = start
-    while True:
-        x = (x0, 1)
-        y = fq2_sqrt(fq2_add(fq2_mul(fq2_sqr(x), x), (4, 4)))
-        if y is not None:
-            return x, y
-        x0 += 1

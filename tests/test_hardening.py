@@ -22,15 +22,13 @@ import pytest
 from circomfiles import (
     R_FR,
     g1_montgomery,
-    g1_outside_subgroup,
     g2_montgomery,
-    g2_outside_subgroup,
     section_offsets,
 )
-from randomdata import random_g1, random_g2
 
 from cuzk_core.backend import Backend
 from cuzk_core.cli import main
+from cuzk_core.conformance.inputs import off_subgroup_point, random_points
 from cuzk_core.curve import bulk, serialize
 from cuzk_core.errors import FormatError, OutputError
 from cuzk_core.field.constants import FR_MODULUS
@@ -448,23 +446,30 @@ _HEADER_POINTS = 4 + 48 + 4 + 32 + 12  # n8q, q, n8r, r, nVars, nPublic, domainS
 @pytest.mark.parametrize(
     ("name", "offset", "point"),
     [
-        ("alpha_1", _HEADER_POINTS, lambda: g1_montgomery(g1_outside_subgroup())),
-        ("beta_2", _HEADER_POINTS + 2 * 96, lambda: g2_montgomery(g2_outside_subgroup())),
+        ("alpha_1", _HEADER_POINTS, lambda rng: g1_montgomery(off_subgroup_point("g1", rng))),
+        (
+            "beta_2",
+            _HEADER_POINTS + 2 * 96,
+            lambda rng: g2_montgomery(off_subgroup_point("g2", rng)),
+        ),
     ],
 )
-def test_zkey_vk_point_outside_the_subgroup_is_refused_on_load(tmp_path: Path, name, offset, point):
-    bad = patched(seed("zkey", "one_private.zkey"), tmp_path / "bad.zkey", 2, offset, point())
+def test_zkey_vk_point_outside_the_subgroup_is_refused_on_load(
+    tmp_path: Path, rng, name, offset, point
+):
+    bad = patched(seed("zkey", "one_private.zkey"), tmp_path / "bad.zkey", 2, offset, point(rng))
     args = ["--zkey", bad, "--wtns", seed("wtns", "one_private.wtns"), "--out", tmp_path / "out"]
     fails("prove", *args, message=f"section 2 (header): {name} is not in the prime-order subgroup")
     fails("check", "--key", bad, message=f"{name} is not in the prime-order subgroup")
     assert not (tmp_path / "out").exists()
 
 
-def test_zkey_query_point_outside_the_subgroup(tmp_path: Path):
+def test_zkey_query_point_outside_the_subgroup(tmp_path: Path, rng):
     """Section 5 (A), point 2 (the private signal a): the proof would be invalid, so prove
     refuses to write it, and the full check names the point."""
     source = seed("zkey", "one_private.zkey")
-    bad = patched(source, tmp_path / "bad.zkey", 5, 2 * 96, g1_montgomery(g1_outside_subgroup()))
+    point = g1_montgomery(off_subgroup_point("g1", rng))
+    bad = patched(source, tmp_path / "bad.zkey", 5, 2 * 96, point)
     out = tmp_path / "out"
     args = ["--zkey", bad, "--wtns", seed("wtns", "one_private.wtns"), "--out", out]
     fails("prove", *args, message="does not verify against its own verifying key")
@@ -512,7 +517,7 @@ def test_params_folder_whose_vk_belongs_to_another_key(params: Path, tmp_path: P
     assert not (tmp_path / "out").exists()
 
 
-def test_params_query_point_outside_the_subgroup(params: Path, tmp_path: Path):
+def test_params_query_point_outside_the_subgroup(params: Path, tmp_path: Path, rng):
     broken = copy_params(params, tmp_path / "params")
     data = bytearray((broken / "params.bin").read_bytes())
     offset = 6 * 96 + 3 * 96 + 4  # the verifying key: 3 G1, 3 G2, the count, then the IC
@@ -522,7 +527,7 @@ def test_params_query_point_outside_the_subgroup(params: Path, tmp_path: Path):
         offset += 4 + 96 * count
     assert int.from_bytes(data[offset : offset + 4], "big") >= 2
     start = offset + 4 + 192  # b_g2 point 1
-    data[start : start + 192] = serialize.g2_to_uncompressed(g2_outside_subgroup())
+    data[start : start + 192] = serialize.g2_to_uncompressed(off_subgroup_point("g2", rng))
     (broken / "params.bin").write_bytes(bytes(data))
     fails("check", "--key", broken, message="b_g2 point 1 is not in the prime-order subgroup of G2")
     fails(*prove_params_args(broken, tmp_path / "out"), message="does not verify")
@@ -533,19 +538,20 @@ def test_params_query_point_outside_the_subgroup(params: Path, tmp_path: Path):
 
 
 @pytest.mark.parametrize(
-    ("group", "points", "bad_point"),
+    ("group", "points", "name"),
     [
-        (G1, lambda rng, n: G1Affines.from_points(random_g1(rng, n)), g1_outside_subgroup),
-        (G2, lambda rng, n: G2Affines.from_points(random_g2(rng, n)), g2_outside_subgroup),
+        (G1, lambda rng, n: G1Affines.from_points(random_points("g1", rng, n)), "g1"),
+        (G2, lambda rng, n: G2Affines.from_points(random_points("g2", rng, n)), "g2"),
     ],
 )
 @pytest.mark.parametrize("backend", available_backends())
-def test_subgroup_search_names_the_first_bad_point(rng, group, points, bad_point, backend):
+def test_subgroup_search_names_the_first_bad_point(rng, group, points, name, backend):
     """Each backend's MSM sums points outside the subgroup like any others, so the search finds
     the bad one; the cpu reference is the oracle for the rest."""
     subject = backend_named(backend)
     good = points(rng, 24)
-    batch = type(good).from_points([*good.to_points()[:20], None, bad_point(), None, bad_point(5)])
+    bad = [off_subgroup_point(name, rng) for _ in range(2)]
+    batch = type(good).from_points([*good.to_points()[:20], None, bad[0], None, bad[1]])
     sections = [("first", good), ("second", batch)]
     with pytest.raises(
         FormatError, match=rf"k: second point 21 is not in the prime-order subgroup of {group.name}"
