@@ -38,7 +38,7 @@ class _Reader:
     def __init__(self, path: Path, data: bytes | None = None) -> None:
         """Read ``path``, or take ``data`` as (the start of) its bytes."""
         self.path = path
-        self.data = map_input(path) if data is None else data
+        self.data = map_input(path).data if data is None else memoryview(data)
         self.offset = 0
 
     def take(self, size: int, what: str) -> memoryview:
@@ -51,7 +51,7 @@ class _Reader:
             )
         chunk = self.data[self.offset : end]
         self.offset = end
-        return memoryview(chunk)
+        return chunk
 
     def count(self, what: str) -> int:
         return int.from_bytes(self.take(4, f"the {what} count"), "big")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -122,7 +122,7 @@ class _Searcher:
 def check_subgroups(
     backend: Backend,
     group: _Group,
-    sections: list[tuple[str, G1Affines | G2Affines]],
+    sections: Sequence[tuple[str, G1Affines | G2Affines]],
     where: Path,
     progress: Progress | None = None,
 ) -> int:

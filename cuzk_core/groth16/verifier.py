@@ -57,8 +57,12 @@ def check_own_proof(vk: VerifyingKey, proof: Proof, public_inputs: list[int], ke
     could not be checked (a zkey without its r1cs) would otherwise give a proof every verifier
     rejects; ``key`` names the key in the error.
     """
-    checks = ((proof.a, g1_in_subgroup), (proof.b, g2_in_subgroup), (proof.c, g1_in_subgroup))
-    if all(point is None or in_subgroup(point) for point, in_subgroup in checks):
+    in_subgroups = (
+        (proof.a is None or g1_in_subgroup(proof.a))
+        and (proof.b is None or g2_in_subgroup(proof.b))
+        and (proof.c is None or g1_in_subgroup(proof.c))
+    )
+    if in_subgroups:
         ok, reason = verify_proof(vk, proof, public_inputs)
     else:
         ok, reason = False, "a proof point lies outside its prime-order subgroup"
