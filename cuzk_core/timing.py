@@ -40,6 +40,8 @@ PHASES = (
     "unpin",
 )
 """The phase names of a proof, in pipeline order; backends add finer spans below these."""
+TIMINGS_FILE = "timings.json"
+"""The file ``cuzk prove`` writes every span of the proof to, beside the proof."""
 
 SUB_PHASES = ("prep_msm", "batch_add", "tail_msm")
 """The split MSM's stages (scalar classification, the 0/1 batch addition, Pippenger on the rest):

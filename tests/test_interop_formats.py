@@ -12,6 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from circomfiles import (
+    container,
+    g1_montgomery,
+    g2_montgomery,
+    le,
+    r1cs_bytes,
+    write,
+    wtns_bytes,
+)
 
 from cuzk_core.cli import main
 from cuzk_core.conformance.inputs import edge_values, random_points, random_scalars
@@ -38,58 +47,6 @@ from cuzk_core.interop.sparse import csr_from_triples
 from cuzk_core.interop.wtns import read_wtns
 from cuzk_core.interop.zkey import Zkey
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
-
-R_FQ = 1 << 384
-R_FR = 1 << 256
-
-
-# ------------------------------------------------------------------ writing synthetic files
-
-
-def container(magic: bytes, sections: list[tuple[int, bytes]], version: int = 1) -> bytes:
-    """A binary container as circom and snarkjs write it."""
-    out = magic + struct.pack("<II", version, len(sections))
-    for section_id, data in sections:
-        out += struct.pack("<IQ", section_id, len(data)) + data
-    return out
-
-
-def le(value: int, size: int = 32) -> bytes:
-    return value.to_bytes(size, "little")
-
-
-def wtns_bytes(values: list[int], prime: int = FR_MODULUS) -> bytes:
-    header = struct.pack("<I", 32) + le(prime) + struct.pack("<I", len(values))
-    return container(b"wtns", [(1, header), (2, b"".join(le(v) for v in values))], version=2)
-
-
-def lc(terms: list[tuple[int, int]]) -> bytes:
-    return struct.pack("<I", len(terms)) + b"".join(
-        struct.pack("<I", w) + le(v % FR_MODULUS) for w, v in terms
-    )
-
-
-def r1cs_bytes(constraints, wires, outputs, pub, prv, prime=FR_MODULUS, extra=()) -> bytes:
-    header = struct.pack("<I", 32) + le(prime)
-    header += struct.pack("<IIIIQI", wires, outputs, pub, prv, wires, len(constraints))
-    body = b"".join(lc(a) + lc(b) + lc(c) for a, b, c in constraints)
-    return container(b"r1cs", [(2, body), (1, header), *extra])
-
-
-def g1_montgomery(point) -> bytes:
-    return b"" if point is None else b"".join(le(c * R_FQ % FQ_MODULUS, 48) for c in point)
-
-
-def g2_montgomery(point) -> bytes:
-    (x0, x1), (y0, y1) = point
-    return b"".join(le(c * R_FQ % FQ_MODULUS, 48) for c in (x0, x1, y0, y1))
-
-
-def write(tmp_path: Path, name: str, data: bytes) -> Path:
-    path = tmp_path / name
-    path.write_bytes(data)
-    return path
-
 
 # ------------------------------------------------------------------ Montgomery arithmetic
 

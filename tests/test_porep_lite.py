@@ -133,8 +133,9 @@ def test_proving_another_index_fails() -> None:
 @pytest.mark.parametrize(
     ("knobs", "message"),
     [
-        ({"challenges": 0}, "challenges must be an integer ≥ 1"),
-        ({"challenges": 1.5}, "challenges must be an integer ≥ 1"),
+        ({"challenges": 0}, "challenges must be an integer 1..1048576"),
+        ({"challenges": 1.5}, "challenges must be an integer 1..1048576"),
+        ({"challenges": 10**100}, "challenges must be an integer 1..1048576"),
         ({"depth": 0}, "depth must be an integer 1..32"),
         ({"depth": 33}, "depth must be an integer 1..32"),
         ({"depth": True}, "depth must be an integer 1..32"),

@@ -9,6 +9,14 @@ from typing import Any
 
 from cuzk_core.backend import Backend
 from cuzk_core.bench.memlog import DEFAULT_INTERVAL_S, MemoryLog
+from cuzk_core.fileio import check_output_file
+
+
+def check_observation_outputs(trace: str | Path | None, memlog: str | Path | None) -> None:
+    """Before the proof: ``--trace`` and ``--memlog`` can be written (see
+    :func:`~cuzk_core.fileio.check_output_file`)."""
+    check_output_file(trace, "--trace")
+    check_output_file(memlog, "--memlog")
 
 
 @contextlib.contextmanager

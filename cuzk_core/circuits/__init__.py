@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
+from cuzk_core.errors import CuzkError, shown
 from cuzk_core.r1cs import ConstraintSystem
 
 from .porep_lite import PorepLite
@@ -41,4 +43,16 @@ def get_circuit(name: str, **knobs: Any) -> Circuit:
     return cls(**knobs)
 
 
-__all__ = ["CIRCUITS", "Circuit", "PorepLite", "get_circuit"]
+def circuit_from_spec(spec: Mapping[str, Any], where: object = None) -> Circuit:
+    """The circuit ``{"circuit": name, knob: value, …}`` names (the command line's knobs or a
+    params folder's circuit.json, ``where``), or a one-line CuzkError naming the bad knob."""
+    knobs = {k: v for k, v in spec.items() if k != "circuit"}
+    try:
+        return get_circuit(spec["circuit"], **knobs)
+    except (KeyError, TypeError, ValueError) as exc:
+        message = exc.args[0] if exc.args else str(exc)
+        prefix = f"{where}: " if where is not None else ""
+        raise CuzkError(f"{prefix}circuit {shown(spec['circuit'])}: {message}") from None
+
+
+__all__ = ["CIRCUITS", "Circuit", "PorepLite", "circuit_from_spec", "get_circuit"]

@@ -6,6 +6,7 @@ import functools
 import hashlib
 from typing import ClassVar
 
+from cuzk_core.errors import shown
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.gadgets.bits import to_bits_le
 from cuzk_core.gadgets.merkle import verify_merkle_path
@@ -14,6 +15,8 @@ from cuzk_core.gadgets.poseidon import poseidon_hash2, poseidon_hash2_gadget
 from cuzk_core.r1cs import ConstraintSystem
 
 MAX_DEPTH = 32
+MAX_CHALLENGES = 1 << 20
+"""More challenges than any prover here could synthesize (2^28 constraints at depth 1)."""
 
 
 def _derive(tag: bytes, seed: int, index: int) -> int:
@@ -22,17 +25,13 @@ def _derive(tag: bytes, seed: int, index: int) -> int:
     return int.from_bytes(hashlib.blake2b(data).digest(), "little")
 
 
-def _check_int(name: str, value: object, low: int, high: int | None) -> int:
-    """``value`` when it is an int in low..high (high None: no upper bound), else ValueError."""
-    if (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and value >= low
-        and (high is None or value <= high)
-    ):
-        return value
-    allowed = f"{low}..{high}" if high is not None else f"≥ {low}"
-    raise ValueError(f"porep-lite knob {name} must be an integer {allowed}, got {value!r}")
+def _check_int(name: str, value: object, low: int, high: int) -> int:
+    """``value`` when it is an int in low..high, else ValueError."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ValueError(
+            f"porep-lite knob {name} must be an integer {low}..{high}, got {shown(value)}"
+        )
+    return value
 
 
 class PorepLite:
@@ -54,9 +53,9 @@ class PorepLite:
     name: ClassVar[str] = "porep-lite"
 
     def __init__(self, challenges: int = 2, depth: int = 8, seed: int = 0) -> None:
-        """Validate the knobs (challenges ≥ 1, 1 ≤ depth ≤ 32, 0 ≤ seed < 2^256) and derive the
-        challenged indices."""
-        self.challenges = _check_int("challenges", challenges, 1, None)
+        """Validate the knobs (1 ≤ challenges ≤ 2^20, 1 ≤ depth ≤ 32, 0 ≤ seed < 2^256) and derive
+        the challenged indices."""
+        self.challenges = _check_int("challenges", challenges, 1, MAX_CHALLENGES)
         self.depth = _check_int("depth", depth, 1, MAX_DEPTH)
         self.seed = _check_int("seed", seed, 0, (1 << 256) - 1)
         self.indices = tuple(_derive(b"index", seed, k) % (1 << depth) for k in range(challenges))

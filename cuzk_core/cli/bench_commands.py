@@ -26,7 +26,7 @@ from cuzk_core.bench.runner import Variant, run_variants
 from cuzk_core.bench.stats import paired_ratios
 from cuzk_core.bench.trace import memory_line, read_trace, render_png, waterfall
 from cuzk_core.cli import commands
-from cuzk_core.fileio import write_json_atomic
+from cuzk_core.fileio import check_output_file, write_json_atomic
 from cuzk_core.groth16 import params_dir
 from cuzk_core.groth16.key_sources import ParamsFile
 from cuzk_core.plugins import Plugins, load_plugins
@@ -183,6 +183,8 @@ def _run(
 ) -> dict[str, Any]:
     """Run ``bench`` under ``variants`` with memory sampling; the results document."""
     _check_counts(args)
+    check_output_file(args.memlog, "--memlog")
+    check_output_file(None if args.json in (None, "-") else args.json, "--json")
     plugins = load_plugins()
     steps = len(variants) * (1 + args.warmup + args.runs)
     progress = Progress(f"bench {bench.name}", steps, enabled=False if args.quiet else None)

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from cuzk_core.backend import Backend
-from cuzk_core.bench.observe import observe
+from cuzk_core.bench.observe import check_observation_outputs, observe
 from cuzk_core.cache import cache_dir
-from cuzk_core.circuits import get_circuit
-from cuzk_core.cli import backend_check
+from cuzk_core.circuits import circuit_from_spec
+from cuzk_core.cli import backend_check, key_check
 from cuzk_core.errors import CuzkError
-from cuzk_core.fileio import write_json_atomic
+from cuzk_core.fileio import check_output_file, check_output_folder, json_bytes, write_together
 from cuzk_core.groth16 import files, params_dir
 from cuzk_core.groth16.key_cache import SUFFIX as KEY_CACHE_SUFFIX
 from cuzk_core.groth16.key_sources import ParamsFile, stderr_log
@@ -24,21 +24,23 @@ from cuzk_core.groth16.prover import PROVE_STEPS, UnsatisfiedWitness
 from cuzk_core.groth16.prover import prove as run_prover
 from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
 from cuzk_core.groth16.sources import NativeCircuit
-from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.groth16.verifier import check_own_proof, verify_proof
 from cuzk_core.interop import circom
 from cuzk_core.interop.snarkjs_json import (
+    SNARKJS_FILES,
+    VK_JSON,
     is_json_file,
-    proof_to_json,
     read_proof_json,
     read_vk_json,
+    snarkjs_files,
+    vk_to_json,
     write_vk_json,
 )
 from cuzk_core.plugins import BLOCK_ENV, load_plugins
 from cuzk_core.profile import load_profile, named_profiles, plugin_profiles
 from cuzk_core.progress import Progress
-from cuzk_core.timing import Timer
+from cuzk_core.timing import TIMINGS_FILE, Timer
 
-SNARKJS_VK_FILE = "verification_key.json"
 _PARAMS_FILES = [
     params_dir.PARAMS_FILE,
     params_dir.PARAMS_FILE + KEY_CACHE_SUFFIX,
@@ -63,14 +65,9 @@ def circuit_spec(args: argparse.Namespace) -> dict[str, Any]:
     return {"circuit": args.circuit, **{k: v for k, v in knobs.items() if v is not None}}
 
 
-def build_circuit(spec: dict[str, Any]):
-    """The circuit a spec names, or a one-line error naming the bad knob."""
-    knobs = {k: v for k, v in spec.items() if k != "circuit"}
-    try:
-        return get_circuit(spec["circuit"], **knobs)
-    except (KeyError, TypeError, ValueError) as exc:
-        message = exc.args[0] if exc.args else str(exc)
-        raise CuzkError(f"circuit {spec['circuit']!r}: {message}") from None
+def build_circuit(spec: dict[str, Any], where: Path | None = None):
+    """The circuit a spec names, or a one-line error naming the bad knob (and ``where``)."""
+    return circuit_from_spec(spec, where)
 
 
 def _backend(args: argparse.Namespace, timer: Timer) -> Backend:
@@ -96,6 +93,8 @@ def _setup_zkey(args: argparse.Namespace, backend: Backend) -> int:
     if args.out is not None:
         raise CuzkError("--zkey writes a zkey, --out a parameters folder: give one of them")
     zkey = Path(args.zkey)
+    check_output_file(zkey, "--zkey")
+    check_output_file(zkey_vk_path(zkey), "--zkey")
     progress = _progress(args, "setup", SETUP_STEPS)
     vk = circom.setup_zkey(args.r1cs, zkey, backend, args.seed, progress)
     progress.close()
@@ -113,19 +112,19 @@ def _setup_zkey(args: argparse.Namespace, backend: Backend) -> int:
 
 def setup(args: argparse.Namespace) -> int:
     """``cuzk setup``: parameters for a circuit into a folder, or a development zkey."""
-    backend = _backend(args, Timer())
     if args.zkey is not None:
-        return _setup_zkey(args, backend)
+        return _setup_zkey(args, _backend(args, Timer()))
     if args.out is None:
         raise CuzkError("setup needs --out (a parameters folder), or --r1cs with --zkey")
     folder = Path(args.out)
+    check_output_folder(folder, [*_PARAMS_FILES, VK_JSON])
+    backend = _backend(args, Timer())
     if args.r1cs is not None:
         progress = _progress(args, "setup", SETUP_STEPS)
         pk, record = circom.setup_r1cs(args.r1cs, backend, args.seed, progress)
         progress.close()
-        params_dir.write_params_dir(folder, pk, record)
-        write_vk_json(folder / SNARKJS_VK_FILE, pk.vk)
-        _print_written(folder, [*_PARAMS_FILES, SNARKJS_VK_FILE])
+        params_dir.write_params_dir(folder, pk, record, {VK_JSON: json_bytes(vk_to_json(pk.vk))})
+        _print_written(folder, [*_PARAMS_FILES, VK_JSON])
         return 0
     circuit = build_circuit(circuit_spec(args))
     progress = _progress(args, "setup", SETUP_STEPS + 1)
@@ -161,13 +160,14 @@ def _native_job(args: argparse.Namespace) -> circom.CircomJob:
     """The embedded circuit with its parameters (given, or made once into the cache)."""
     if args.params is not None:
         folder = Path(args.params)
-        circuit = build_circuit(params_dir.read_circuit_spec(folder))
+        spec = params_dir.read_circuit_spec(folder)
+        circuit = build_circuit(spec, folder / params_dir.CIRCUIT_FILE)
     else:
         circuit = build_circuit(circuit_spec(args))
         folder = cached_params(circuit, args)
-    vk = files.read_vk(folder / params_dir.VK_FILE)
+    vk = params_dir.read_vk(folder)
     key = ParamsFile(folder / params_dir.PARAMS_FILE, key_log(args))
-    return circom.CircomJob(NativeCircuit(circuit), key, vk, _circuit_label(circuit))
+    return circom.CircomJob(NativeCircuit(circuit), key, vk, _circuit_label(circuit), str(folder))
 
 
 def _circom_job(args: argparse.Namespace) -> circom.CircomJob:
@@ -185,9 +185,13 @@ def _circom_job(args: argparse.Namespace) -> circom.CircomJob:
 
 def prove(args: argparse.Namespace) -> int:
     """``cuzk prove``: a proof, its verifying key, public inputs and timings into ``--out``."""
-    timer = Timer()
-    backend = _backend(args, timer)  # an unusable backend or profile fails before any work
+    out = Path(args.out)
     is_circom = args.zkey is not None or args.r1cs is not None or args.wtns is not None
+    names = [*files.PROOF_FILES, *(SNARKJS_FILES if is_circom else ()), TIMINGS_FILE]
+    check_output_folder(out, names)  # outputs, backend and profile fail before any work
+    check_observation_outputs(args.trace, args.memlog)
+    timer = Timer()
+    backend = _backend(args, timer)
     job = _circom_job(args) if is_circom else _native_job(args)
     progress = _progress(args, "prove", PROVE_STEPS)
     with (
@@ -196,26 +200,20 @@ def prove(args: argparse.Namespace) -> int:
     ):
         result = run_prover(backend, job.source, job.key, seed=args.seed, progress=progress)
     progress.close()
+    check_own_proof(job.vk, result.proof, result.public_inputs, job.key_name)
 
-    out = Path(args.out)
     timings = {
         "backend": backend.name,
         "profile": backend.ctx.profile.name,
         **timer.to_json(),
         **observed,
     }
-    written = ["proof.bin", "public.json"]
-    files.write_proof(out / "proof.bin", result.proof)
-    files.write_public(out / "public.json", result.public_inputs)
-    if isinstance(job.key, ParamsFile):
-        files.write_vk(out / params_dir.VK_FILE, job.vk)
-        written.append(params_dir.VK_FILE)
+    contents = files.proof_files(result.proof, result.public_inputs, job.vk)
     if is_circom:  # snarkjs's own files, so `snarkjs groth16 verify` takes the proof as it is
-        write_json_atomic(out / "proof.json", proof_to_json(result.proof))
-        write_vk_json(out / SNARKJS_VK_FILE, job.vk)
-        written += ["proof.json", SNARKJS_VK_FILE]
-    write_json_atomic(out / "timings.json", timings)
-    written.append("timings.json")
+        contents.update(snarkjs_files(result.proof, job.vk))
+    contents[TIMINGS_FILE] = json_bytes(timings)
+    write_together(out, contents)
+    written = list(contents)
     b_g2 = f", B·G2 on {backend.b_g2.name}" if backend.b_g2 is not backend else ""
     print(
         f"proved {job.label}: {result.num_constraints} constraints on {backend.name}{b_g2} "
@@ -242,17 +240,6 @@ def _print_written(folder: Path, names: list[str], extras: list[str] | None = No
     print("wrote " + ", ".join(paths))
 
 
-def check(args: argparse.Namespace) -> int:
-    """``cuzk check``: exit 0 when the witness satisfies the circuit, else 1 and the constraint."""
-    backend = _backend(args, Timer())
-    count, failing = circom.check_witness(args.r1cs, args.wtns, backend)
-    if failing is None:
-        print(f"satisfied: all {count} constraints hold")
-        return 0
-    print(f"unsatisfied: constraint {failing} does not hold (A·B ≠ C)")
-    return 1
-
-
 def verify(args: argparse.Namespace) -> int:
     """``cuzk verify``: exit 0 and ``valid``, or exit 1 and the reason."""
     vk = read_vk_json(args.vk) if is_json_file(args.vk) else files.read_vk(args.vk)
@@ -265,6 +252,23 @@ def verify(args: argparse.Namespace) -> int:
         print("valid")
         return 0
     print(f"invalid: {reason}")
+    return 1
+
+
+def check(args: argparse.Namespace) -> int:
+    """``cuzk check``: a witness against its circuit, or with ``--key`` a proving key."""
+    if args.key is not None:
+        if args.wtns is not None:
+            raise CuzkError("--key checks a key; check a witness with --r1cs and --wtns alone")
+        return key_check.run(args)
+    if args.r1cs is None or args.wtns is None:
+        raise CuzkError("cuzk check needs --r1cs and --wtns (a witness), or --key (a proving key)")
+    backend = _backend(args, Timer())
+    count, failing = circom.check_witness(args.r1cs, args.wtns, backend)
+    if failing is None:
+        print(f"satisfied: all {count} constraints hold")
+        return 0
+    print(f"unsatisfied: constraint {failing} does not hold (A·B ≠ C)")
     return 1
 
 

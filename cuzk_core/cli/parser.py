@@ -223,8 +223,12 @@ def _verify(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
 
 def _check(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
     check = sub.add_parser(name, help=text)
-    check.add_argument("--r1cs", required=True, help="circom circuit (.r1cs)")
-    check.add_argument("--wtns", required=True, help="witness (.wtns)")
+    check.add_argument("--r1cs", help="circom circuit (.r1cs): with --wtns, or with a zkey --key")
+    check.add_argument("--wtns", help="witness (.wtns) to check against --r1cs")
+    check.add_argument(
+        "--key",
+        help="proving key to check in full: a snarkjs .zkey, a `cuzk setup` folder or params.bin",
+    )
     check.set_defaults(handler=_handler("cuzk_core.cli.commands", "check"))
 
 
@@ -270,7 +274,7 @@ COMMANDS: dict[str, tuple[str, Register]] = {
     "prove": ("make a proof (default: the embedded circuit)", _prove),
     "setup": ("generate Groth16 parameters for a circuit", _setup),
     "verify": ("verify a proof (cuzk's or snarkjs's files)", _verify),
-    "check": ("check that a circom witness satisfies its circuit", _check),
+    "check": ("check a circom witness against its circuit, or a proving key (--key)", _check),
     "backends": ("list every backend and whether it can run here", _backends),
     "profile": ("inspect profiles", _profile),
     # bench_commands and cache_commands register these with their help; a test holds the

@@ -64,7 +64,8 @@ def _check_on_curve(batch: G1Affines | G2Affines, off_curve, what: str, first: i
     that is 2 µs (G1) to 6 µs (G2) each on one core, so the check runs in numpy instead (the
     snarkjs reader's Montgomery products, interop/montgomery.py), chunk by chunk on every core.
     """
-    coords = batch.coords.reshape(len(batch), -1, FQ_LIMBS)
+    per_point = int(np.prod(batch.POINT_SHAPE)) // FQ_LIMBS  # explicit: -1 fails on no points
+    coords = batch.coords.reshape(len(batch), per_point, FQ_LIMBS)
 
     def check(start: int) -> str | None:
         finite = np.nonzero(~batch.infinity[start : start + CHUNK_POINTS])[0]

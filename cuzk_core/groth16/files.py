@@ -7,17 +7,29 @@ every writer goes through a temporary file so no partial output is left behind.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 from cuzk_core.curve import bulk, serialize
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.fileio import write_bytes_atomic, write_json_atomic
-from cuzk_core.groth16.keys import Proof, ProvingKey, VerifyingKey
+from cuzk_core.fileio import (
+    json_bytes,
+    map_input,
+    read_input,
+    read_json,
+    write_bytes_atomic,
+)
+from cuzk_core.groth16.keys import PROOF_BYTES, Proof, ProvingKey, VerifyingKey
+from cuzk_core.interop.snarkjs_json import decimal
 
 _G1 = bulk.G1_UNCOMPRESSED
 _G2 = bulk.G2_UNCOMPRESSED
+VK_FIXED_BYTES = 3 * _G1 + 3 * _G2 + 4
+"""vk.bin before its IC points: α₁, β₁, β₂, γ₂, δ₁, δ₂ and the IC count."""
+PUBLIC_JSON_BYTES_PER_INPUT = 1 << 10
+"""public.json: a value below r is 78 digits; 1 KiB each leaves room for any layout."""
+PROOF_FILES = ("proof.bin", "vk.bin", "public.json")
+"""What :func:`proof_files` holds: cuzk's files for one proof."""
 
 
 class _Reader:
@@ -26,15 +38,10 @@ class _Reader:
     def __init__(self, path: Path, data: bytes | None = None) -> None:
         """Read ``path``, or take ``data`` as (the start of) its bytes."""
         self.path = path
-        try:
-            self.data = path.read_bytes() if data is None else data
-        except FileNotFoundError:
-            raise FormatError(f"{path}: no such file") from None
-        except OSError as exc:
-            raise FormatError(f"{path}: cannot read: {exc.strerror}") from None
+        self.data = map_input(path).data if data is None else memoryview(data)
         self.offset = 0
 
-    def take(self, size: int, what: str) -> bytes:
+    def take(self, size: int, what: str) -> memoryview:
         end = self.offset + size
         if end > len(self.data):
             left = len(self.data) - self.offset
@@ -49,9 +56,9 @@ class _Reader:
     def count(self, what: str) -> int:
         return int.from_bytes(self.take(4, f"the {what} count"), "big")
 
-    def point(self, decode, size: int, what: str):
+    def point(self, decode, size: int, what: str, data: memoryview | None = None):
         try:
-            return decode(self.take(size, what))
+            return decode(bytes(self.take(size, what) if data is None else data))
         except serialize.PointDecodingError as exc:
             raise FormatError(f"{self.path}: {what}: {exc}") from None
 
@@ -79,7 +86,8 @@ def _read_vk(reader: _Reader, check_subgroup: bool = True) -> VerifyingKey:
     delta_g1 = reader.point(g1, _G1, "delta_g1")
     delta_g2 = reader.point(g2, _G2, "delta_g2")
     n = reader.count("ic")
-    ic = [reader.point(g1, _G1, f"ic[{i}]") for i in range(n)]
+    block = reader.take(n * _G1, f"the ic section ({n} points)")  # size first, then decoding
+    ic = [reader.point(g1, _G1, f"ic[{i}]", block[i * _G1 : (i + 1) * _G1]) for i in range(n)]
     if not ic:
         raise FormatError(f"{reader.path}: the verifying key has no IC points")
     return VerifyingKey(alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic)
@@ -116,22 +124,21 @@ def read_params(path: str | Path) -> ProvingKey:
 
 def read_proof(path: str | Path) -> Proof:
     """Read a 192-byte proof, checking its points are on the curve and in the subgroup."""
-    reader = _Reader(Path(path))
+    data = read_input(path, PROOF_BYTES, "proof.bin")
     try:
-        return Proof.from_bytes(reader.data)
+        return Proof.from_bytes(data)
     except serialize.PointDecodingError as exc:
         raise FormatError(f"{path}: {exc}") from None
 
 
 def read_public(path: str | Path, expected: int | None = None) -> list[int]:
-    """Read public.json (decimal strings, no leading 1); each must be below r."""
+    """Read public.json (decimal strings, no leading 1, as snarkjs reads them); each below r.
+
+    With ``expected`` (the key's count) a file over 1 KiB per value is refused unread.
+    """
     path = Path(path)
-    try:
-        values = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise FormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FormatError(f"{path}: not a JSON file: {exc}") from None
+    limit = PUBLIC_JSON_BYTES_PER_INPUT * (1 + (expected if expected is not None else 1 << 16))
+    values = read_json(path, limit, "public.json")
     if not isinstance(values, list):
         raise FormatError(f"{path}: must be a JSON list of decimal strings")
     if expected is not None and len(values) != expected:
@@ -140,29 +147,25 @@ def read_public(path: str | Path, expected: int | None = None) -> list[int]:
         )
     out = []
     for i, value in enumerate(values):
-        text = str(value)
-        if isinstance(value, bool) or not text.isdigit():
-            raise FormatError(f"{path}: public input {i} is {value!r}, not a decimal integer")
-        number = int(text)
-        if number >= FR_MODULUS:
-            raise FormatError(f"{path}: public input {i} is not below the scalar field modulus r")
-        out.append(number)
+        try:
+            out.append(decimal(value, FR_MODULUS, "the scalar field modulus r"))
+        except ValueError as exc:
+            raise FormatError(f"{path}: public input {i} {exc}") from None
     return out
 
 
-def write_public(path: str | Path, values: list[int]) -> None:
-    """Write public.json: the public inputs as decimal strings."""
-    write_json_atomic(path, [str(v) for v in values])
+def public_json(values: list[int]) -> list[str]:
+    """public.json's content: the public inputs as decimal strings."""
+    return [str(v) for v in values]
 
 
-def write_proof(path: str | Path, proof: Proof) -> None:
-    """Write proof.bin (192 bytes)."""
-    write_bytes_atomic(path, proof.to_bytes())
-
-
-def write_vk(path: str | Path, vk: VerifyingKey) -> None:
-    """Write vk.bin."""
-    write_bytes_atomic(path, vk.to_bytes())
+def proof_files(proof: Proof, public_inputs: list[int], vk: VerifyingKey) -> dict[str, bytes]:
+    """proof.bin, vk.bin and public.json, encoded: one proof's files for ``write_together``."""
+    return {
+        "proof.bin": proof.to_bytes(),
+        "vk.bin": vk.to_bytes(),
+        "public.json": json_bytes(public_json(public_inputs)),
+    }
 
 
 def write_params(path: str | Path, pk: ProvingKey) -> None:

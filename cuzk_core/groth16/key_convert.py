@@ -8,17 +8,13 @@ chunk, whatever the key's size.
 
 from __future__ import annotations
 
-import mmap
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from cuzk_core.curve import bulk
-from cuzk_core.curve.g1 import g1_in_subgroup
-from cuzk_core.curve.g2 import g2_in_subgroup
 from cuzk_core.errors import FormatError
+from cuzk_core.fileio import map_input
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.key_cache import QUERIES, SourceStamp, building
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
@@ -34,18 +30,6 @@ CHUNK_POINTS = 1 << 18
 _VK_FIXED = 3 * bulk.G1_UNCOMPRESSED + 3 * bulk.G2_UNCOMPRESSED
 
 
-def _map(path: Path) -> np.ndarray:
-    try:
-        with path.open("rb") as f:
-            if path.stat().st_size == 0:
-                return np.zeros(0, np.uint8)
-            return np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), np.uint8)
-    except FileNotFoundError:
-        raise FormatError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read: {exc.strerror}") from None
-
-
 def _params_vk(path: Path, data: np.ndarray) -> VerifyingKey:
     fixed = data[: _VK_FIXED + 4].tobytes()
     count = int.from_bytes(fixed[_VK_FIXED:], "big") if len(fixed) == _VK_FIXED + 4 else 0
@@ -57,7 +41,7 @@ def params_to_cache(params: Path, cache: Path, progress: Progress | None = None)
     """Convert bellperson params.bin into a cache at ``cache``; a malformed file is a
     FormatError naming it, the section and the point, and leaves no cache behind."""
     progress = progress or NullProgress()
-    data = _map(params)
+    data = map_input(params)
     stamp = SourceStamp.of(params)
     vk = _params_vk(params, data)
     vk_bytes = vk.to_bytes()
@@ -101,30 +85,12 @@ def params_to_cache(params: Path, cache: Path, progress: Progress | None = None)
             progress.step(query)
 
 
-def _check_vk_subgroups(path: Path, vk: VerifyingKey) -> None:
-    """The verifying key's few points must lie in the order-r subgroups (the bases are checked
-    on the curve only, like bellperson's params: a key is trusted that far)."""
-    named: list[tuple[str, Any, Callable[[Any], bool]]] = [
-        ("alpha_1", vk.alpha_g1, g1_in_subgroup),
-        ("beta_1", vk.beta_g1, g1_in_subgroup),
-        ("beta_2", vk.beta_g2, g2_in_subgroup),
-        ("gamma_2", vk.gamma_g2, g2_in_subgroup),
-        ("delta_1", vk.delta_g1, g1_in_subgroup),
-        ("delta_2", vk.delta_g2, g2_in_subgroup),
-        *((f"IC[{i}]", p, g1_in_subgroup) for i, p in enumerate(vk.ic)),
-    ]
-    for name, point, in_subgroup in named:
-        if point is not None and not in_subgroup(point):
-            raise FormatError(f"{path}: {name} is not in the order-r subgroup")
-
-
 def zkey_to_cache(zkey: Zkey, cache: Path, progress: Progress | None = None) -> None:
     """Convert a snarkjs zkey's proving key into a cache at ``cache`` (Montgomery form out in
     numpy, every base checked on the curve, the verifying key's points in the subgroup)."""
     progress = progress or NullProgress()
     header = zkey.header
-    vk = zkey.verifying_key()
-    _check_vk_subgroups(zkey.path, vk)
+    vk = zkey.verifying_key()  # its points checked in their subgroups by the reader
     n = header.num_vars
     counts = {"h": header.domain_size, "l": n - header.num_inputs, "a": n, "b_g1": n, "b_g2": n}
     purposes = {"zkey.H": "h", "zkey.C": "l", "zkey.A": "a", "zkey.B1": "b_g1", "zkey.B2": "b_g2"}

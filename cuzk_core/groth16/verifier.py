@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from cuzk_core.curve.g1 import g1_add, g1_from_affine, g1_mul, g1_neg, g1_to_affine
+from cuzk_core.curve.g1 import (
+    g1_add,
+    g1_from_affine,
+    g1_in_subgroup,
+    g1_mul,
+    g1_neg,
+    g1_to_affine,
+)
+from cuzk_core.curve.g2 import g2_in_subgroup
+from cuzk_core.errors import CuzkError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, VerifyingKey
 from cuzk_core.pairing import pairing_product_is_one
@@ -35,3 +44,31 @@ def verify_proof(vk: VerifyingKey, proof: Proof, public_inputs: list[int]) -> tu
     if pairing_product_is_one(pairs):
         return True, ""
     return False, "the pairing check failed: the proof does not match the key and public inputs"
+
+
+class ProofRejected(CuzkError):
+    """A proof just made does not verify against its key's verifying key: nothing is written."""
+
+
+def check_own_proof(vk: VerifyingKey, proof: Proof, public_inputs: list[int], key: str) -> None:
+    """Verify a proof before it is written (a pairing check: about 0.1 s and an O(inputs) sum).
+
+    A corrupt key (a query point outside its subgroup, altered coefficients) or a witness that
+    could not be checked (a zkey without its r1cs) would otherwise give a proof every verifier
+    rejects; ``key`` names the key in the error.
+    """
+    in_subgroups = (
+        (proof.a is None or g1_in_subgroup(proof.a))
+        and (proof.b is None or g2_in_subgroup(proof.b))
+        and (proof.c is None or g1_in_subgroup(proof.c))
+    )
+    if in_subgroups:
+        ok, reason = verify_proof(vk, proof, public_inputs)
+    else:
+        ok, reason = False, "a proof point lies outside its prime-order subgroup"
+    if not ok:
+        raise ProofRejected(
+            f"{key}: the proof made with this key does not verify against its own verifying key "
+            f"({reason}); nothing was written. The key is corrupt (`cuzk check --key {key}` "
+            "finds the bad point) or the witness does not satisfy the circuit"
+        )

@@ -18,7 +18,7 @@ import numpy as np
 
 from cuzk_core.backend import Backend
 from cuzk_core.errors import FormatError
-from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16 import params_dir
 from cuzk_core.groth16.key_sources import Log, ParamsFile, ZkeyFile, stderr_log
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
 from cuzk_core.groth16.prover import first_unsatisfied
@@ -38,12 +38,13 @@ CIRCOM_CIRCUIT = "circom-r1cs"
 @attrs.frozen
 class CircomJob:
     """What a circom proof needs: the witness source, the key, and the verifying key it checks
-    against; ``label`` names the circuit for messages."""
+    against; ``label`` names the circuit and ``key_name`` the key (a file or folder) in messages."""
 
     source: WitnessSource
     key: KeySource
     vk: VerifyingKey
     label: str
+    key_name: str
 
 
 @attrs.frozen(eq=False)
@@ -106,7 +107,9 @@ def zkey_job(
                 f"{zkey_path} has {header.num_vars} and {header.num_public}: not the same circuit"
             )
         source = R1CSWitness(r1cs.matrices, witness)
-    return CircomJob(source, ZkeyFile(zkey, log), zkey.verifying_key(), str(zkey_path))
+    return CircomJob(
+        source, ZkeyFile(zkey, log), zkey.verifying_key(), str(zkey_path), str(zkey_path)
+    )
 
 
 def params_job(folder: Path, r1cs_path: str, wtns_path: str, log: Log = stderr_log) -> CircomJob:
@@ -119,10 +122,10 @@ def params_job(folder: Path, r1cs_path: str, wtns_path: str, log: Log = stderr_l
             f"than {r1cs_path} (run `cuzk setup --r1cs {r1cs_path} --out DIR`)"
         )
     witness = witness_for(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
-    vk = files.read_vk(folder / params_dir.VK_FILE)
+    vk = params_dir.read_vk(folder)
     source = R1CSWitness(r1cs.matrices, witness)
     key = ParamsFile(folder / params_dir.PARAMS_FILE, log)
-    return CircomJob(source, key, vk, str(r1cs_path))
+    return CircomJob(source, key, vk, str(r1cs_path), str(folder))
 
 
 def setup_r1cs(

@@ -7,13 +7,13 @@ id, a u64 LE size and that many bytes. Sections may come in any order and an id 
 
 from __future__ import annotations
 
-import mmap
 from pathlib import Path
 
 import attrs
 import numpy as np
 
 from cuzk_core.errors import FormatError
+from cuzk_core.fileio import map_input
 
 _PREAMBLE = 12
 _SECTION_HEADER = 12
@@ -28,29 +28,13 @@ class Section:
     size: int
 
 
-def _map(path: Path) -> np.ndarray:
-    """The whole file as a read-only uint8 array backed by the page cache (empty files too)."""
-    try:
-        with path.open("rb") as f:
-            size = path.stat().st_size
-            if size == 0:
-                return np.zeros(0, dtype=np.uint8)
-            return np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), np.uint8)
-    except FileNotFoundError:
-        raise FormatError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise FormatError(f"{path}: is a directory, not a file") from None
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read: {exc.strerror}") from None
-
-
 class Container:
     """A checked section table over a memory-mapped file: magic, version and section bounds."""
 
     def __init__(self, path: str | Path, magic: bytes, max_version: int, kind: str) -> None:
         self.path = Path(path)
         self.kind = kind
-        self.data = _map(self.path)
+        self.data = map_input(self.path)
         size = len(self.data)
         if size < _PREAMBLE:
             raise FormatError(f"{self.path}: truncated: {size} bytes, not a {kind} file")

@@ -2,9 +2,9 @@
 
 A G1 point is x‖y, a G2 point x.c0‖x.c1‖y.c0‖y.c1, each coordinate 48 bytes LE in Montgomery form
 (x·2^384 mod q); the point at infinity is all zeros. Decoding checks every coordinate is below q
-and every point is on its curve (not the subgroup: like bellperson's params, a proving key is
-trusted to that extent), and reports the first bad point by index. Encoding (for the zkeys
-``cuzk setup --zkey`` writes) is the same products the other way.
+and every point is on its curve, and reports the first bad point by index; subgroup membership of
+a key's many query points is ``cuzk check --key``'s (:mod:`cuzk_core.groth16.keycheck`). Encoding
+(for the zkeys ``cuzk setup --zkey`` writes) is the same products the other way.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _decode_chunk(
 ) -> str | None:
     """Check and convert points ``start…`` into ``out`` and ``infinity``; what is wrong, or None."""
     chunk = _coordinates(raw[start : start + CHUNK_POINTS], coords)
-    is_inf = ~chunk.reshape(len(chunk), -1).any(axis=1)
+    is_inf = ~chunk.reshape(len(chunk), coords * FQ_LIMBS).any(axis=1)
     bad = np.nonzero(~FQ.below_modulus(chunk).all(axis=1))[0]
     if len(bad):
         return f"point {start + bad[0]} has a coordinate not below q"

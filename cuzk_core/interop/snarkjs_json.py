@@ -9,20 +9,24 @@ computes it (the optimal ate pairing cubed, exactly as :mod:`cuzk_core.pairing` 
 
 from __future__ import annotations
 
-import json
+import re
 from pathlib import Path
 from typing import Any
 
 from cuzk_core.curve.g1 import G1Affine, g1_in_subgroup
 from cuzk_core.curve.g2 import G2Affine, g2_in_subgroup
-from cuzk_core.errors import FormatError
+from cuzk_core.errors import FormatError, shown
 from cuzk_core.field.constants import FQ_MODULUS
-from cuzk_core.fileio import write_json_atomic
+from cuzk_core.fileio import json_bytes, read_json, read_start, write_json_atomic
 from cuzk_core.groth16.keys import Proof, VerifyingKey
 from cuzk_core.pairing import pairing
 
 PROTOCOL = "groth16"
 CURVE = "bls12381"
+PROOF_JSON = "proof.json"
+VK_JSON = "verification_key.json"
+SNARKJS_FILES = (PROOF_JSON, VK_JSON)
+"""What :func:`snarkjs_files` holds."""
 
 
 def g1_to_json(point: G1Affine) -> list[str]:
@@ -77,6 +81,11 @@ def write_vk_json(path: str | Path, vk: VerifyingKey) -> None:
     write_json_atomic(path, vk_to_json(vk))
 
 
+def snarkjs_files(proof: Proof, vk: VerifyingKey) -> dict[str, bytes]:
+    """proof.json and verification_key.json, encoded (for ``write_together``)."""
+    return {PROOF_JSON: json_bytes(proof_to_json(proof)), VK_JSON: json_bytes(vk_to_json(vk))}
+
+
 _SNIFF_BYTES = 64
 _TEXT_CONTROLS = frozenset(b"\t\n\r")
 
@@ -89,9 +98,8 @@ def is_json_file(path: str | Path) -> bool:
     if path.suffix.lower() == ".json":
         return True
     try:
-        with path.open("rb") as f:
-            head = f.read(_SNIFF_BYTES)
-    except OSError:
+        head = read_start(path, _SNIFF_BYTES)
+    except FormatError:  # not a readable regular file: the binary reader says what is wrong
         return False
     return head.lstrip()[:1] in (b"{", b"[") and _is_text(head)
 
@@ -108,15 +116,42 @@ def _is_text(head: bytes) -> bool:
     return all(ord(ch) >= 32 or ord(ch) in _TEXT_CONTROLS for ch in text)
 
 
-def load_json(path: str | Path) -> Any:
-    """Parse a JSON file; a missing or malformed file is a FormatError naming it."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise FormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FormatError(f"{path}: not a JSON file: {exc}") from None
+MAX_PROOF_JSON_BYTES = 64 << 10
+"""proof.json: snarkjs writes about 1 KiB; anything over 64 KiB is not one."""
+MAX_VK_JSON_BYTES = 256 << 20
+"""verification_key.json: about 250 bytes per IC point, so 256 MiB is a million public inputs."""
+JS_SAFE_INTEGER = 2**53 - 1
+"""The largest JSON number JavaScript (so snarkjs) reads exactly."""
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+
+
+def decimal(value: Any, bound: int, bound_name: str) -> int:
+    """A number as snarkjs reads it from JSON, which must be below ``bound``; else ValueError.
+
+    Accepted: a string of ASCII digits (leading zeros too, as snarkjs's ``BigInt`` reads them)
+    and a JSON integer up to 2^53 − 1 (beyond it JavaScript rounds, so snarkjs would read another
+    number). Refused: other digits (``"٦"``, ``"６"``, ``"²"``), signs, spaces, exponents,
+    fractions, ``true``, and snarkjs's ``0x`` hex strings (cuzk's files are decimal).
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"is {shown(value)}, a negative number")
+        if value > JS_SAFE_INTEGER:
+            raise ValueError(
+                "is a JSON number above 2^53, which JavaScript (snarkjs) reads rounded: write it "
+                "as a decimal string"
+            )
+        number = value
+    elif isinstance(value, str) and _ASCII_DIGITS.fullmatch(value):
+        digits = value.lstrip("0") or "0"
+        if len(digits) > len(str(bound)):
+            raise ValueError(f"is not below {bound_name}")
+        number = int(digits)
+    else:
+        raise ValueError(f"is {shown(value)}, not a decimal integer (ASCII digits)")
+    if number >= bound:
+        raise ValueError(f"is not below {bound_name}")
+    return number
 
 
 class _JsonReader:
@@ -137,21 +172,18 @@ class _JsonReader:
     def check_header(self) -> None:
         protocol = self.field("protocol")
         if protocol != PROTOCOL:
-            raise self.error(f"protocol {protocol!r}; cuzk verifies Groth16 over bls12381 only")
+            raise self.error(
+                f"protocol {shown(protocol)}; cuzk verifies Groth16 over bls12381 only"
+            )
         curve = self.field("curve")
         if curve != CURVE:
-            raise self.error(f"curve {curve!r}; cuzk verifies Groth16 over bls12381 only")
+            raise self.error(f"curve {shown(curve)}; cuzk verifies Groth16 over bls12381 only")
 
     def number(self, value: Any, what: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, str | int):
-            raise self.error(f"{what} is {value!r}, not a decimal integer")
-        text = str(value)
-        if not text.isdigit():
-            raise self.error(f"{what} is {value!r}, not a decimal integer")
-        number = int(text)
-        if number >= FQ_MODULUS:
-            raise self.error(f"{what} is not below the base field modulus q")
-        return number
+        try:
+            return decimal(value, FQ_MODULUS, "the base field modulus q")
+        except ValueError as exc:
+            raise self.error(f"{what} {exc}") from None
 
     def triple(self, value: Any, what: str, size: int) -> list[Any]:
         if not isinstance(value, list) or len(value) != 3:
@@ -190,7 +222,7 @@ class _JsonReader:
 def read_proof_json(path: str | Path) -> Proof:
     """Read a snarkjs proof.json, checking every point is in its subgroup."""
     path = Path(path)
-    reader = _JsonReader(path, load_json(path))
+    reader = _JsonReader(path, read_json(path, MAX_PROOF_JSON_BYTES, "snarkjs proof.json"))
     reader.check_header()
     return Proof(
         reader.g1(reader.field("pi_a"), "pi_a"),
@@ -206,14 +238,15 @@ def read_vk_json(path: str | Path) -> VerifyingKey:
     key verifies but must not be written as a bellperson vk.bin.
     """
     path = Path(path)
-    reader = _JsonReader(path, load_json(path))
+    document = read_json(path, MAX_VK_JSON_BYTES, "snarkjs verification_key.json")
+    reader = _JsonReader(path, document)
     reader.check_header()
     ic_values = reader.field("IC")
     if not isinstance(ic_values, list) or not ic_values:
         raise reader.error('"IC" must be a non-empty list of G1 points')
     n_public = reader.field("nPublic")
-    if n_public != len(ic_values) - 1:
-        raise reader.error(f'"nPublic" is {n_public!r} but "IC" holds {len(ic_values)} points')
+    if isinstance(n_public, bool) or n_public != len(ic_values) - 1:
+        raise reader.error(f'"nPublic" is {shown(n_public)} but "IC" holds {len(ic_values)} points')
     return VerifyingKey(
         alpha_g1=reader.g1(reader.field("vk_alpha_1"), "vk_alpha_1"),
         beta_g1=None,

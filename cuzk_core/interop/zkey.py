@@ -10,11 +10,14 @@ as A ⊙ B, which a satisfying witness makes equal.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import attrs
 import numpy as np
 
+from cuzk_core.curve.g1 import g1_in_subgroup
+from cuzk_core.curve.g2 import g2_in_subgroup
 from cuzk_core.domain import SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_BYTES, FQ_MODULUS, FR_BYTES, FR_MODULUS
@@ -109,10 +112,19 @@ class Zkey:
         return ZkeyHeader(num_vars, num_public, domain_size)
 
     def _g1(self, raw: np.ndarray, name: str):
-        return g1_from_snarkjs(raw, f"{self.path}: {name}").to_points()[0]
+        point = g1_from_snarkjs(raw, f"{self.path}: {name}").to_points()[0]
+        return self._in_subgroup(point, g1_in_subgroup, f"section 2 (header): {name}")
 
     def _g2(self, raw: np.ndarray, name: str):
-        return g2_from_snarkjs(raw, f"{self.path}: {name}").to_points()[0]
+        point = g2_from_snarkjs(raw, f"{self.path}: {name}").to_points()[0]
+        return self._in_subgroup(point, g2_in_subgroup, f"section 2 (header): {name}")
+
+    def _in_subgroup(self, point, in_subgroup, what: str):
+        """The verifying key's points are checked exactly on every load: they are few, and a
+        key whose α or β lies outside the subgroup makes proofs no verifier accepts."""
+        if point is not None and not in_subgroup(point):
+            raise FormatError(f"{self.path}: {what} is not in the prime-order subgroup")
+        return point
 
     def _points(self, section_id: int, name: str, count: int, size: int) -> np.ndarray:
         reader = self.container.reader(section_id, name)
@@ -122,11 +134,17 @@ class Zkey:
             )
         return reader.records(count, size, f"{name} points")
 
-    def verifying_key(self) -> VerifyingKey:
-        """α₁, β₁, β₂, γ₂, δ₁, δ₂ and the IC points."""
+    @functools.cached_property
+    def _verifying_key(self) -> VerifyingKey:
         raw = self._points(3, "IC", self.header.num_inputs, G1_BYTES)
         ic = g1_from_snarkjs(raw, f"{self.path}: section 3 (IC)").to_points()
+        for i, point in enumerate(ic):
+            self._in_subgroup(point, g1_in_subgroup, f"section 3 (IC): point {i}")
         return VerifyingKey(*self._vk_points, ic)
+
+    def verifying_key(self) -> VerifyingKey:
+        """α₁, β₁, β₂, γ₂, δ₁, δ₂ and the IC points, each checked to lie in its subgroup."""
+        return self._verifying_key
 
     def matrices(self) -> R1CSMatrices:
         """The A and B rows (Groth16's input rows included) over z; C is not stored, so empty."""
