@@ -95,13 +95,13 @@ def compiled_path(digest: str) -> Path:
 
 
 def compile_circuit(
-    backend: Backend, circuit: Any, *, use_cache: bool = True, recompile: bool = False
+    backend: Backend, circuit: Any, *, use_cache: bool = True
 ) -> tuple[Compiled, Synthesized | None]:
-    """The circuit's compiled form, from memory, disk or a fresh recording (always with
-    ``recompile``; ``use_cache=False`` neither reads nor writes the caches). A fresh recording
-    also gives this synthesis (the gadgets' matrices and witness)."""
+    """The circuit's compiled form, from memory, disk or a fresh recording (``use_cache=False``
+    neither reads nor writes the caches). A fresh recording also gives this synthesis (the
+    gadgets' matrices and witness)."""
     digest = shape_digest(circuit)
-    if use_cache and not recompile and digest is not None:
+    if use_cache and digest is not None:
         if digest in _MEMORY:
             return attrs.evolve(_MEMORY[digest], source="memory"), None
         timer = backend.ctx.timer

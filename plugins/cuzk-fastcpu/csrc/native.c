@@ -307,8 +307,12 @@ static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
         for (size_t k = 0; k < n_inv; k++) fr_to_mont(&inv_mont[k], &((const fr *)inverses.buf)[k]);
         job.zm = zm;
         job.inverses_mont = inv_mont;
-        size_t ops = (size_t)level_ops.len / 8;
-        witness_run(&job, ops < 4096 || threads < 1 ? 1 : threads);
+        /* a barrier per level costs more than it saves on narrow levels (and far more when the
+         * cores are shared): threads only when levels average WITNESS_MIN_WIDTH ops per thread */
+        size_t ops = (size_t)level_ops.len / 8, width = job.levels ? ops / job.levels : 0;
+        int usable = threads < 1 ? 1 : threads;
+        while (usable > 1 && width < (size_t)usable * WITNESS_MIN_WIDTH) usable--;
+        witness_run(&job, usable);
     }
     failed = !zm || !inv_mont;
     free(zm);

@@ -14,6 +14,8 @@
 
 enum { OP_HINT = 0, OP_SOLVE = 1, OP_BIT = 2 };
 
+#define WITNESS_MIN_WIDTH 1024 /* ops per thread and level before a level is split */
+
 /* a CSR matrix with canonical coefficients */
 typedef struct {
     const int64_t *indptr, *cols;

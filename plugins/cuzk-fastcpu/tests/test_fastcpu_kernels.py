@@ -6,6 +6,9 @@ replays them), expected values from :mod:`cuzk_core.conformance.oracles`.
 
 from __future__ import annotations
 
+import random
+from itertools import pairwise
+
 import attrs
 import numpy as np
 import pytest
@@ -27,6 +30,8 @@ from cuzk_core.conformance.oracles import (
     transform_by_definition,
 )
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.gadgets.bits import to_bits_le
+from cuzk_core.gadgets.num import AllocatedNum
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import ConstraintSystem, SparseMatrix
 from cuzk_core.witness.record import RecordingConstraintSystem
@@ -155,16 +160,32 @@ def test_fixed_base_matches_scalar_multiplication(cuzk_rng, group, batch):
     assert len(kernels.fixed_base(batch, base, np.zeros((0, 4), np.uint64))) == 0
 
 
-@pytest.mark.parametrize("threads", ["1", "2", "3"])
-def test_threaded_witness_and_spmv_match_the_gadgets(threads, monkeypatch):
-    """Levels wide enough to split across threads (more threads than cores included)."""
+class _WideCircuit:
+    """Levels of 5000 independent products (wide enough to split), then a few narrow ones."""
 
+    name = "test-wide"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def synthesize(self, cs) -> None:
+        values = random.Random(self.seed)
+        xs = [AllocatedNum.alloc(cs, f"x{i}", values.randrange(R)) for i in range(5000)]
+        squares = [x.square(cs) for x in xs]
+        products = [a.mul(cs, b) for a, b in pairwise(squares)]
+        for k in range(3):
+            to_bits_le(cs, products[k], 254)
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+@pytest.mark.parametrize("make", [_WideCircuit, lambda seed: PorepLite(4, 5, seed=seed)])
+def test_threaded_witness_and_spmv_match_the_gadgets(make, threads, monkeypatch):
+    """Wide and narrow levels, on more threads than cores too."""
     monkeypatch.setenv(kernels.THREADS_ENV, threads)
     recording_cs = RecordingConstraintSystem()
-    PorepLite(challenges=4, depth=5, seed=1).synthesize(recording_cs)
+    make(1).synthesize(recording_cs)
     program = recording_cs.recording().program
-    assert len(program.level_ops) >= 4096  # the C evaluator threads from 4096 ops
-    circuit = PorepLite(challenges=4, depth=5, seed=2)
+    circuit = make(2)
     cs = ConstraintSystem()
     circuit.synthesize(cs)
     want = ints_to_limbs(cs.assignment())
