@@ -241,7 +241,7 @@ class SynthBench:
         matrices, failing = self._synthesis(backend, state)
         if failing is not None:
             raise BenchCheckFailed(
-                f"the witness does not satisfy constraint {failing} '{matrices.row_name(failing)}'"
+                f"the witness does not satisfy constraint {failing} ({matrices.row_name(failing)})"
             )
         return {
             "reference": "witness satisfies every constraint",

@@ -136,9 +136,10 @@ def prove(
         if assignment.has_c:
             failing = backend.first_unsatisfied(a, b, c)
             if failing is not None:
+                name = matrices.row_name(failing)
+                named = f" '{name}'" if name is not None else ""
                 raise UnsatisfiedWitness(
-                    f"the witness does not satisfy constraint {failing} "
-                    f"'{matrices.row_name(failing)}'"
+                    f"the witness does not satisfy constraint {failing}{named}"
                 )
         else:
             c = backend.quotient_pointwise(a, b, np.zeros_like(a), scale=1)

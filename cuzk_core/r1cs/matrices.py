@@ -153,8 +153,6 @@ class R1CSMatrices:
         """Columns of z: inputs (ONE included) plus aux."""
         return self.num_inputs + self.num_aux
 
-    def row_name(self, index: int) -> str:
-        """How an error message names row ``index``: its namespaced name when known."""
-        if self.names is None:
-            return f"row {index}"
-        return self.names.name(index)
+    def row_name(self, index: int) -> str | None:
+        """Row ``index``'s namespaced name, or None when the rows are unnamed (circom)."""
+        return None if self.names is None else self.names.name(index)
