@@ -80,6 +80,14 @@ def test_the_cache_is_reused_stale_files_and_corrupt_files_are_rebuilt(cpu, caps
     assert store.load(path, digest).num_aux == rebuilt.program.num_aux
 
 
+def test_cuzk_cache_lists_compiled_circuits(cpu):
+    from cuzk_core.cli.cache_commands import entries
+
+    compile_circuit(cpu, PorepLite(challenges=1, depth=1))
+    listed = [(path.parent.name, what) for path, what in entries()]
+    assert listed == [("compiled", "compiled circuit (matrices and witness program)")]
+
+
 def test_a_digest_covers_the_shape_not_the_instance():
     assert shape_digest(PorepLite(2, 3, seed=1)) == shape_digest(PorepLite(2, 3, seed=2))
     assert shape_digest(PorepLite(2, 3)) != shape_digest(PorepLite(2, 4))
