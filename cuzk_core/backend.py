@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from cuzk_core.curve.g2 import G2Affine
     from cuzk_core.domain import EvaluationDomain
     from cuzk_core.r1cs import R1CSMatrices
+    from cuzk_core.witness.program import WitnessProgram
 
 
 class Backend:
@@ -70,6 +71,18 @@ class Backend:
     def synthesize(self, circuit: Any) -> Synthesized:
         """Run a native circuit: matrices and witness."""
         return self._call("cuzk_synthesize", circuit=circuit)
+
+    def witness(self, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> np.ndarray:
+        """A compiled circuit's witness z (the core's reference when the backend leaves the hook
+        out)."""
+        return self._call("cuzk_witness", program=program, inputs=inputs, hints=hints)
+
+    def first_unsatisfied(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int | None:
+        """The first row with a·b ≠ c, or None: (a·b − c) by the backend's quotient hook, the
+        first nonzero row found by numpy."""
+        residue = self.quotient_pointwise(a, b, c, scale=1)
+        failing = np.flatnonzero(np.any(residue != 0, axis=1))
+        return int(failing[0]) if len(failing) else None
 
     def evaluate_r1cs(
         self, matrices: R1CSMatrices, witness: np.ndarray

@@ -1,8 +1,9 @@
 """The core's answers for the optional hooks, registered ``trylast`` in every backend's manager.
 
 A backend that leaves an optional hook out (or returns None from it) gets these: nothing to
-prepare, the plain-Python fixed-base reference (which any implementation must match bit for
-bit), and the host clock. ``cuzk_device_memory`` has none: a host-only backend has no device.
+prepare, the plain-Python witness evaluator and fixed-base reference (which any implementation
+must match bit for bit), and the host clock. ``cuzk_device_memory`` has none: a host-only
+backend has no device.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from cuzk_core.curve.g1 import G1Affine, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2Affine, g2_fixed_base_batch
 from cuzk_core.hookspecs import BackendContext
 from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
+from cuzk_core.witness.evaluate import evaluate_program
+from cuzk_core.witness.program import WitnessProgram
 
 NAME = "cuzk-fallbacks"
 """The name the fallbacks are registered under in each backend's manager."""
@@ -36,6 +39,14 @@ def reference_fixed_base_g2(base: G2Affine, scalars: np.ndarray) -> G2Affines:
 def cuzk_prepare(ctx: BackendContext) -> bool:
     """Nothing to prepare."""
     return False
+
+
+@hookimpl(trylast=True)
+def cuzk_witness(
+    ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
+) -> np.ndarray:
+    """The reference evaluator, op by op in plain Python."""
+    return evaluate_program(program, inputs, hints)
 
 
 @hookimpl(trylast=True)

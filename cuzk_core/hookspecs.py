@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from cuzk_core.layout import G1Affines, G2Affines
     from cuzk_core.profile import Profile
     from cuzk_core.r1cs import R1CSMatrices
+    from cuzk_core.witness.program import WitnessProgram
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
@@ -186,6 +187,26 @@ def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized:
     :param ctx: the active backend, profile and timer.
     :param circuit: an object with ``synthesize(cs)`` (see :mod:`cuzk_core.circuits`).
     :return: the matrices and the witness ``z = [1, inputs…, aux…]`` as ``(m, 4)`` scalars.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_witness(
+    ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
+) -> np.ndarray:
+    """Run a compiled circuit's witness program: z from the proof's inputs and hints. Optional.
+
+    The ops (see :mod:`cuzk_core.witness.program`) read only inputs and earlier ops; those of one
+    level are independent. The result must equal the core's reference,
+    :func:`cuzk_core.witness.evaluate.evaluate_program`, bit for bit. Stops at first non-None
+    result.
+
+    :param ctx: the active backend, profile and timer.
+    :param program: the ops, the constraint matrices their SOLVE ops read and the ``lin`` rows
+        their BIT ops decompose.
+    :param inputs: ``(num_inputs, 4)`` scalars, ONE first.
+    :param hints: ``(num_hints, 4)`` scalars: the values the circuit supplies itself.
+    :return: the witness ``z = [1, inputs…, aux…]`` as ``(m, 4)`` scalars.
     """
 
 
@@ -398,6 +419,7 @@ def cuzk_device_memory(ctx: BackendContext) -> int:
 OPTIONAL_HOOKS = frozenset(
     {
         "cuzk_prepare",
+        "cuzk_witness",
         "cuzk_fixed_base_g1",
         "cuzk_fixed_base_g2",
         "cuzk_bench_clock",
@@ -405,7 +427,8 @@ OPTIONAL_HOOKS = frozenset(
     }
 )
 """Hooks a backend may leave out: :mod:`cuzk_core.fallbacks` answers for them (nothing to
-prepare, the plain-Python fixed-base reference, the host clock) or the caller does without."""
+prepare, the plain-Python witness evaluator and fixed-base reference, the host clock) or the
+caller does without."""
 
 HOOK_NAMES = tuple(sorted(name for name in tuple(globals()) if name.startswith("cuzk_")))
 """Every hook of the contract."""

@@ -16,6 +16,8 @@ from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
+from cuzk_core.witness.evaluate import evaluate_program
+from cuzk_core.witness.program import WitnessProgram
 
 from . import msm, ntt
 
@@ -67,6 +69,11 @@ def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized | None:
     with ctx.timer.span("matrices"):
         matrices = cs.matrices()
     return Synthesized(matrices, ints_to_limbs(cs.assignment()))
+
+
+@hookimpl
+def cuzk_witness(ctx: BackendContext, program: WitnessProgram, inputs, hints):
+    return evaluate_program(program, inputs, hints)
 
 
 @hookimpl

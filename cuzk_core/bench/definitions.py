@@ -22,10 +22,12 @@ from cuzk_core.bench.errors import BenchCheckFailed
 from cuzk_core.conformance.inputs import DISTINCT_BASES, random_bases, random_scalar_limbs
 from cuzk_core.conformance.oracles import msm_by_definition, transform_by_definition
 from cuzk_core.domain import EvaluationDomain
-from cuzk_core.groth16.prover import first_unsatisfied, prove
+from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.sources import KeySource, LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
+from cuzk_core.r1cs import R1CSMatrices
+from cuzk_core.witness.compiled import compile_circuit, load_compiled, synthesize_native
 
 CHECK_SIZE = 16
 """Inputs checked against the reference: enough to cover every window, cheap in plain Python."""
@@ -197,37 +199,73 @@ class NttBench:
 
 @attrs.frozen
 class SynthBench:
-    """Synthesis alone: the circuit's gadgets and matrices; no parameters, no device."""
+    """The prover's synthesis phase alone: the witness (through the compiled program, or the
+    circuit's gadgets with ``gadgets``), A·z, B·z, C·z and the check; no parameters.
+
+    The check compiles the circuit (unless the cache has it) and records the compile cost, the
+    load cost from the on-disk cache and its size beside the figures; a circuit the recorder
+    cannot follow is timed on the slow path with the reason in the check.
+    """
 
     name: ClassVar[str] = "synth"
     make_circuit: Callable[[], Any]
     spec: dict[str, Any]
+    gadgets: bool = False
 
     def params(self) -> dict[str, Any]:
-        """The circuit's name and knobs."""
-        return dict(self.spec)
+        """The circuit's name and knobs, and which path."""
+        return {**self.spec, "path": "gadgets" if self.gadgets else "compiled"}
 
     def prepare(self, backend: Backend) -> Any:
         """Build the circuit object."""
         return self.make_circuit()
 
     def check(self, backend: Backend, state: Any) -> dict[str, Any]:
-        """The witness satisfies every constraint."""
-        synthesized = backend.synthesize(state)
-        matrices = synthesized.matrices
-        failing = first_unsatisfied(*backend.evaluate_r1cs(matrices, synthesized.witness))
+        """Compile the circuit (or load it from the cache: compile cost is measured with an empty
+        ``CUZK_CACHE_DIR``), load it back from disk, and check one witness satisfies every row."""
+        compiled, _ = compile_circuit(backend, state)
+        info: dict[str, Any] = {}
+        if compiled.program is None:
+            info["path"] = f"gadgets (slow path: {compiled.problem})"
+        else:
+            start = time.perf_counter()
+            loaded = load_compiled(state)
+            load_ms = (time.perf_counter() - start) * 1000
+            info.update(
+                path="gadgets (asked for)" if self.gadgets else "compiled",
+                compile_ms=round(compiled.compile_ms, 1) if compiled.source == "compiled" else None,
+                load_ms=round(load_ms, 1) if loaded is not None else None,
+                cache_bytes=compiled.cache_bytes,
+                **compiled.program.counts(),
+            )
+        matrices, failing = self._synthesis(backend, state)
         if failing is not None:
-            raise BenchCheckFailed(f"the witness does not satisfy constraint {failing}")
+            raise BenchCheckFailed(
+                f"the witness does not satisfy constraint {failing} ({matrices.row_name(failing)})"
+            )
         return {
             "reference": "witness satisfies every constraint",
             "constraints": matrices.num_constraints,
             "variables": matrices.num_inputs + matrices.num_aux,
+            **info,
         }
 
+    def _synthesis(self, backend: Backend, circuit: Any) -> tuple[R1CSMatrices, int | None]:
+        timer = backend.ctx.timer
+        if self.gadgets:
+            synthesized = backend.synthesize(circuit)
+        else:
+            _, synthesized = synthesize_native(backend, circuit)
+        with timer.span("evaluate_r1cs"):
+            a, b, c = backend.evaluate_r1cs(synthesized.matrices, synthesized.witness)
+        with timer.span("check"):
+            failing = backend.first_unsatisfied(a, b, c)
+        return synthesized.matrices, failing
+
     def run(self, backend: Backend, state: Any, clock: Clock) -> dict[str, float]:
-        """One synthesis, timed by its span (host work)."""
+        """One synthesis phase, timed by its span (host work)."""
         with backend.ctx.timer.span("synthesis", backend=backend.name):
-            backend.synthesize(state)
+            self._synthesis(backend, state)
         return {}
 
     def release(self, backend: Backend, state: Any) -> None:

@@ -20,6 +20,9 @@ class Circuit(Protocol):
         """The knob values (a caching key together with ``name``)."""
         ...
 
+    # Optional: ``shape(self) -> dict[str, int]``, the knobs that fix the constraints (default:
+    # all knobs); a compiled circuit is reused for every instance of one shape.
+
     def public_inputs(self) -> list[int]:
         """The public inputs in allocation order (ONE excluded)."""
         ...

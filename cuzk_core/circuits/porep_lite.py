@@ -64,6 +64,10 @@ class PorepLite:
         """The knob values, for caching keys and display."""
         return {"challenges": self.challenges, "depth": self.depth, "seed": self.seed}
 
+    def shape(self) -> dict[str, int]:
+        """The knobs that fix the constraints (the seed only changes the witness)."""
+        return {"challenges": self.challenges, "depth": self.depth}
+
     def leaf(self, index: int) -> int:
         """The value of leaf ``index``: derived from (seed, index) when challenged, else the
         filler."""

@@ -98,8 +98,13 @@ def add_bench_parser(
     ntt.add_argument("--seed", type=seed, default=1, help="input seed (default 1)")
     ntt.set_defaults(handler=bench_ntt)
 
-    synth = timed("synth", "synthesis alone: gadgets and matrices, no parameters, no device")
+    synth = timed("synth", "the synthesis phase alone: witness, A·z, B·z, C·z and the check")
     add_circuit_options(synth)
+    synth.add_argument(
+        "--gadgets",
+        action="store_true",
+        help="run the circuit's gadgets every time instead of its compiled program (A/B)",
+    )
     synth.set_defaults(handler=bench_synth)
 
     prove = timed("prove", "whole proofs, phase by phase")
@@ -245,7 +250,8 @@ def bench_synth(args: argparse.Namespace) -> int:
     """``cuzk bench synth``: synthesis of an embedded circuit alone."""
     spec = commands.circuit_spec(args)
     commands.build_circuit(spec)  # a bad knob is an error now, not after the first profile
-    return _run_and_report(args, SynthBench(lambda: commands.build_circuit(spec), spec))
+    bench = SynthBench(lambda: commands.build_circuit(spec), spec, gadgets=args.gadgets)
+    return _run_and_report(args, bench)
 
 
 def _prove_bench(args: argparse.Namespace) -> ProveBench:

@@ -1,7 +1,8 @@
 """``cuzk cache list`` and ``cuzk cache clear``: what lies under ``$CUZK_CACHE_DIR``.
 
-Two kinds of entries: key caches (``keys/*.cuzkkey``, converted from a params.bin or a zkey on
-first use) and the parameters generated for embedded circuits (``params/<circuit>/``). Caches
+Three kinds of entries: key caches (``keys/*.cuzkkey``, converted from a params.bin or a zkey on
+first use), the parameters generated for embedded circuits (``params/<circuit>/``) and compiled
+native circuits (``compiled/<digest>.npz``, one per circuit shape and gadget code). Caches
 written beside a key (by ``cuzk setup``) belong to that folder and are not touched.
 """
 
@@ -51,6 +52,10 @@ def entries() -> list[tuple[Path, str]]:
     if params.is_dir():
         for path in sorted(p for p in params.iterdir() if p.is_dir()):
             found.append((path, "parameters of an embedded circuit"))
+    compiled = root / "compiled"
+    if compiled.is_dir():
+        for path in sorted(compiled.iterdir()):
+            found.append((path, "compiled circuit (matrices and witness program)"))
     return found
 
 
@@ -82,7 +87,9 @@ def cache_clear(args: argparse.Namespace) -> int:
 
 def add_cache_parser(sub: argparse._SubParsersAction) -> None:
     """The ``cache`` command and its two actions."""
-    cache = sub.add_parser("cache", help="list or clear key caches and generated parameters")
+    cache = sub.add_parser(
+        "cache", help="list or clear key caches, generated parameters and compiled circuits"
+    )
     actions = cache.add_subparsers(dest="cache_command", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="every cache entry, its size and state")
     listing.set_defaults(handler=cache_list)

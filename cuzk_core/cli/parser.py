@@ -281,7 +281,7 @@ COMMANDS: dict[str, tuple[str, Register]] = {
     # texts equal.
     "bench": ("time one phase alone, A/B profiles, compare results", _bench),
     "trace": ("inspect span traces from `cuzk prove --trace`", _trace),
-    "cache": ("list or clear key caches and generated parameters", _cache),
+    "cache": ("list or clear key caches, generated parameters and compiled circuits", _cache),
 }
 """Every sub-command: its one-line help and the function that registers its arguments."""
 

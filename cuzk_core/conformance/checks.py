@@ -185,6 +185,88 @@ class TinyCircuit:
         cs.enforce("output", var, cs.one, out)
 
 
+class GadgetCircuit:
+    """A random circuit built from every gadget: ``structure`` fixes which gadgets run on which
+    operands (the shape), ``values`` the inputs and hints (the instance)."""
+
+    name = "conformance-gadgets"
+
+    def __init__(self, structure: int, values: int, steps: int = 12) -> None:
+        self.structure, self.values, self.steps = structure, values, steps
+
+    def knobs(self) -> dict[str, int]:
+        """Structure, values and length."""
+        return {"structure": self.structure, "values": self.values, "steps": self.steps}
+
+    def shape(self) -> dict[str, int]:
+        """The values do not change the constraints."""
+        return {"structure": self.structure, "steps": self.steps}
+
+    def public_inputs(self) -> list[int]:
+        """Two inputs drawn from the value seed."""
+        rng = random.Random(f"values {self.values}")
+        return [rng.choice([0, 1, R - 1, rng.randrange(R)]) for _ in range(2)]
+
+    def synthesize(self, cs: ConstraintSystem) -> None:
+        """Inputs and hints, then ``steps`` random gadget calls on what came before."""
+        from cuzk_core.gadgets.bits import to_bits_le
+        from cuzk_core.gadgets.boolean import AllocatedBit
+        from cuzk_core.gadgets.merkle import verify_merkle_path
+        from cuzk_core.gadgets.num import (
+            AllocatedNum,
+            Num,
+            conditional_swap,
+            enforce_equal,
+            select,
+        )
+        from cuzk_core.gadgets.poseidon import poseidon_hash2_gadget
+
+        shape, vals = random.Random(f"structure {self.structure}"), random.Random(f"v{self.values}")
+        nums: list[AllocatedNum | Num] = [
+            AllocatedNum.alloc_input(cs, f"in {i}", v) for i, v in enumerate(self.public_inputs())
+        ]
+        nums += [
+            AllocatedNum.alloc(cs, f"hint {i}", vals.choice([0, 1, R - 1, vals.randrange(R)]))
+            for i in range(3)
+        ]
+        bits = [AllocatedBit.alloc(cs, f"hint bit {i}", vals.randrange(2)) for i in range(2)]
+        for step in range(self.steps):
+            pick = shape.choice
+            with cs.namespace(f"step {step}"):
+                op = pick(
+                    ("mul", "square", "and", "xor", "swap", "select", "bits", "hash", "path", "sum")
+                )
+                x, y, bit = pick(nums), pick(nums), pick(bits)
+                if op == "mul":
+                    nums.append(pick([n for n in nums if isinstance(n, AllocatedNum)]).mul(cs, y))
+                elif op == "square":
+                    nums.append(pick([n for n in nums if isinstance(n, AllocatedNum)]).square(cs))
+                elif op == "and":
+                    bits.append(bit.and_(cs, pick(bits)))
+                elif op == "xor":
+                    bits.append(bit.xor(cs, pick(bits)))
+                elif op == "swap":
+                    nums.extend(conditional_swap(cs, x, y, bit))
+                elif op == "select":
+                    nums.append(select(cs, bit, x, y))
+                elif op == "bits":  # a value too wide for n_bits gets its low bits
+                    bits.extend(to_bits_le(cs, x, pick((1, 2, 8, 254))))
+                elif op == "hash":
+                    nums.append(poseidon_hash2_gadget(cs, x, y))
+                elif op == "path":
+                    siblings = [
+                        AllocatedNum.alloc(cs, f"sibling {i}", vals.randrange(R)) for i in range(2)
+                    ]
+                    nums.append(
+                        verify_merkle_path(
+                            cs, x, siblings, [bit, pick(bits)], poseidon_hash2_gadget
+                        )
+                    )
+                else:
+                    nums.append(Num(x.lc + y.lc + 7, (x.value + y.value + 7) % R))
+        enforce_equal(cs, "last", nums[-1], nums[-1])
+
+
 # ---------------------------------------------------------------- definitions
 
 
@@ -672,6 +754,82 @@ def _isolation(checked: Subject, rng: random.Random) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- compiled circuits
+
+
+def _porep_lite(challenges: int, depth: int) -> Callable[[int], Any]:
+    from cuzk_core.circuits import PorepLite
+
+    return lambda seed: PorepLite(challenges=challenges, depth=depth, seed=seed)
+
+
+COMPILED_CIRCUITS: dict[str, Callable[[random.Random], Callable[[int], Any]]] = {
+    "porep-lite-1x1": lambda rng: _porep_lite(1, 1),
+    "porep-lite-2x3": lambda rng: _porep_lite(2, 3),
+    "tiny-all-hints": lambda rng: lambda seed: TinyCircuit(seed * 7919 % R, steps=4),
+    "random-gadgets": lambda rng: functools.partial(GadgetCircuit, rng.randrange(1 << 30)),
+}
+"""Circuits the compiled path is checked on, by case: each maps a value seed to an instance of
+one shape (the random gadget circuits draw their structure from the check's rng)."""
+
+
+def _witness(case: str, checked: Subject, rng: random.Random) -> str | None:
+    """Compiled on one instance by the reference, the program gives every other instance of the
+    shape the witness its gadgets give, bit for bit, on the backend under test."""
+    from cuzk_core.witness.compiled import compile_circuit
+    from cuzk_core.witness.replay import replay
+
+    backend = checked.backend()
+    instance = COMPILED_CIRCUITS[case](rng)
+    compiled, _ = compile_circuit(checked.reference, instance(0), use_cache=False)
+    if compiled.program is None:
+        raise CheckFailed(f"{case}: not compiled: {compiled.problem}")
+    for values in (1, 2):
+        circuit = instance(values)
+        inputs, hints = replay(circuit, compiled.program)
+        if not backend.implements("cuzk_witness"):
+            return NOT_IMPLEMENTED
+        got = backend.witness(compiled.program, inputs, hints)
+        cs = ConstraintSystem()
+        circuit.synthesize(cs)
+        _same_matrices(compiled.program.matrices, cs.matrices(), f"{case} values={values}")
+        same_scalars(got, ints_to_limbs(cs.assignment()), f"{case} witness, values={values}")
+    return None
+
+
+@attrs.frozen(eq=False)
+class _CompiledSource:
+    """A witness source through a compiled program kept in memory (no disk cache)."""
+
+    compiled: Any
+    circuit: Any
+
+    def assign(self, backend: Backend) -> Any:
+        from cuzk_core.groth16.sources import Assignment
+        from cuzk_core.witness.replay import replay
+
+        program = self.compiled.program
+        inputs, hints = replay(self.circuit, program)
+        return Assignment(self.compiled.proving_matrices, backend.witness(program, inputs, hints))
+
+
+def _compiled_proof(checked: Subject, rng: random.Random) -> None:
+    """A proof through the compiled path has the gadget path's bytes."""
+    from cuzk_core.witness.compiled import compile_circuit
+
+    circuit = _porep_lite(1, 1)(rng.randrange(1 << 32))
+    reference = checked.reference
+    gadgets = NativeCircuit(circuit, compiled=False)
+    key = LoadedKey(generate_parameters(gadgets.assign(reference).matrices, seed=11))
+    want = prove(reference, gadgets, key, seed=PROOF_SEED)
+    compiled, _ = compile_circuit(reference, circuit, use_cache=False)
+    if compiled.program is None:
+        raise CheckFailed(f"porep-lite not compiled: {compiled.problem}")
+    got = prove(checked.backend(), _CompiledSource(compiled, circuit), key, seed=PROOF_SEED)
+    if got.proof.to_bytes() != want.proof.to_bytes():
+        raise CheckFailed("compiled-path proof bytes differ from the gadget path's")
+
+
 # ---------------------------------------------------------------- whole proofs
 
 PROOF_SEED = 3
@@ -719,6 +877,8 @@ def _build() -> Iterator[Check]:
             yield Check("cuzk_upload", case, run)
     yield Check("cuzk_release", "every-key-storage", _release)
     yield Check("cuzk_synthesize", "tiny-circuit", _synthesize)
+    for case in COMPILED_CIRCUITS:
+        yield Check("cuzk_witness", case, partial(_witness, case))
     for kind in ("random", "ones", "r-1", "bits", "mixed"):
         yield Check("cuzk_evaluate_r1cs", f"witness={kind}", partial(_evaluate_r1cs, kind))
     for hook in NTT_HOOKS:
@@ -745,6 +905,7 @@ def _build() -> Iterator[Check]:
     yield Check("cuzk_device_memory", "optional", _device_memory)
     yield Check("isolation", "hooks-reach-one-backend", _isolation)
     yield Check("proof", f"tiny-circuit-seed-{PROOF_SEED}", _proof)
+    yield Check("proof", f"compiled-porep-lite-seed-{PROOF_SEED}", _compiled_proof)
 
 
 CHECKS: tuple[Check, ...] = tuple(_build())

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination
+from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination, gadget
 
-from .boolean import AllocatedBit
+from .boolean import PLACEHOLDER_BIT, AllocatedBit
 from .num import Num, NumLike
 
 MAX_BITS = FR_MODULUS.bit_length() - 1
@@ -16,6 +16,11 @@ MAX_BITS = FR_MODULUS.bit_length() - 1
 _BIT_NAMES = tuple(f"bit {i}" for i in range(MAX_BITS))
 
 
+def _placeholder_bits(cs: ConstraintSystem, num: NumLike, n_bits: int) -> list[AllocatedBit]:
+    return [PLACEHOLDER_BIT] * n_bits
+
+
+@gadget(_placeholder_bits)
 def to_bits_le(cs: ConstraintSystem, num: NumLike, n_bits: int) -> list[AllocatedBit]:
     """Decompose ``num`` into ``n_bits`` little-endian bits, under the namespace "bits".
 
@@ -25,10 +30,16 @@ def to_bits_le(cs: ConstraintSystem, num: NumLike, n_bits: int) -> list[Allocate
     """
     if not 1 <= n_bits <= MAX_BITS:
         raise ValueError(f"n_bits must be in 1..{MAX_BITS}, got {n_bits}")
-    value = num.value
+    value, source = num.value, num.lc
+    empty = LinearCombination()
+    bits = []
     with cs.namespace("bits"):
-        bits = [AllocatedBit.alloc(cs, _BIT_NAMES[i], (value >> i) & 1) for i in range(n_bits)]
-        cs.enforce("pack", pack_bits(bits).lc, ONE, num.lc)
+        for i in range(n_bits):
+            bit = (value >> i) & 1
+            v = cs.alloc_bit(_BIT_NAMES[i], bit, source, i)
+            cs.enforce(_BIT_NAMES[i], v, ONE - v, empty)
+            bits.append(AllocatedBit(v, bool(bit)))
+        cs.enforce("pack", pack_bits(bits).lc, ONE, source)
     return bits
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination, Variable
+from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination, Variable, gadget
 
 
 @attrs.frozen
@@ -32,14 +32,20 @@ class AllocatedBit:
         """1 − b, which is boolean whenever b is, so it needs no constraint."""
         return ONE - self.variable
 
+    @gadget(lambda *args, **kwargs: PLACEHOLDER_BIT)
     def and_(self, cs: ConstraintSystem, other: AllocatedBit, name: str = "and") -> AllocatedBit:
         """a ∧ b, enforced by a · b = c (c is boolean because a and b are)."""
-        out = cs.alloc(name, int(self.value and other.value))
+        out = cs.alloc_solved(name, int(self.value and other.value))
         cs.enforce(name, self.variable, other.variable, out)
         return AllocatedBit(out, self.value and other.value)
 
+    @gadget(lambda *args, **kwargs: PLACEHOLDER_BIT)
     def xor(self, cs: ConstraintSystem, other: AllocatedBit, name: str = "xor") -> AllocatedBit:
         """a ⊕ b, enforced by 2a · b = a + b − c (c is boolean because a and b are)."""
-        out = cs.alloc(name, int(self.value != other.value))
+        out = cs.alloc_solved(name, int(self.value != other.value))
         cs.enforce(name, self.variable * 2, other.variable, self.variable + other.variable - out)
         return AllocatedBit(out, self.value != other.value)
+
+
+PLACEHOLDER_BIT: AllocatedBit = AllocatedBit(ONE, False)
+"""What a skipped gadget returns for a bit when a compiled circuit is replayed."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination, Variable
+from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination, Variable, gadget
 
 from .boolean import AllocatedBit
 
@@ -59,9 +59,11 @@ class AllocatedNum:
         """self + other, as a linear combination (no constraint)."""
         return Num(self.lc + other.lc, (self.value + other.value) % _R)
 
+    @gadget(lambda *args, **kwargs: PLACEHOLDER_ALLOCATED)
     def mul(self, cs: ConstraintSystem, other: NumLike, name: str = "mul") -> AllocatedNum:
         """self · other, allocated and enforced by one constraint named ``name``."""
-        product = AllocatedNum.alloc(cs, name, self.value * other.value)
+        value = self.value * other.value % _R
+        product = AllocatedNum(cs.alloc_solved(name, value), value)
         cs.enforce(name, self.variable, other.lc, product.variable)
         return product
 
@@ -69,6 +71,11 @@ class AllocatedNum:
         """self², allocated and enforced by one constraint named ``name``."""
         return self.mul(cs, self, name)
 
+
+PLACEHOLDER_NUM = Num(LinearCombination(), 0)
+"""What a skipped gadget returns for a number when a compiled circuit is replayed."""
+PLACEHOLDER_ALLOCATED: AllocatedNum = AllocatedNum(ONE, 0)
+"""The same for an allocated number."""
 
 NumLike = Num | AllocatedNum | AllocatedBit
 """Anything with an ``lc`` and a ``value``: what the gadgets accept as a field element."""
@@ -79,6 +86,7 @@ def enforce_equal(cs: ConstraintSystem, name: str, a: NumLike, b: NumLike) -> No
     cs.enforce(name, a.lc, ONE, b.lc)
 
 
+@gadget(lambda *args, **kwargs: (PLACEHOLDER_ALLOCATED, PLACEHOLDER_NUM))
 def conditional_swap(
     cs: ConstraintSystem, a: NumLike, b: NumLike, bit: AllocatedBit, name: str = "swap"
 ) -> tuple[AllocatedNum, Num]:
@@ -87,12 +95,14 @@ def conditional_swap(
     The first output is allocated and enforced by bit · (b − a) = first − a; the second is the
     free combination a + b − first.
     """
-    first = AllocatedNum.alloc(cs, name, b.value if bit.value else a.value)
+    value = b.value if bit.value else a.value
+    first = AllocatedNum(cs.alloc_solved(name, value), value % _R)
     cs.enforce(name, bit.variable, b.lc - a.lc, first.lc - a.lc)
     second = Num(a.lc + b.lc - first.lc, (a.value + b.value - first.value) % _R)
     return first, second
 
 
+@gadget(lambda *args, **kwargs: PLACEHOLDER_ALLOCATED)
 def select(
     cs: ConstraintSystem,
     bit: AllocatedBit,
@@ -101,6 +111,7 @@ def select(
     name: str = "select",
 ) -> AllocatedNum:
     """``if_true`` when bit = 1 else ``if_false``, enforced by bit · (t − f) = out − f."""
-    out = AllocatedNum.alloc(cs, name, if_true.value if bit.value else if_false.value)
+    value = if_true.value if bit.value else if_false.value
+    out = AllocatedNum(cs.alloc_solved(name, value), value % _R)
     cs.enforce(name, bit.variable, if_true.lc - if_false.lc, out.lc - if_false.lc)
     return out

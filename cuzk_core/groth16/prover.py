@@ -63,15 +63,6 @@ def proof_randomness(seed: int | None) -> tuple[int, int]:
     return int.from_bytes(digest[:32], "big") % _R, int.from_bytes(digest[32:], "big") % _R
 
 
-def first_unsatisfied(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int | None:
-    """The index of the first row with a·b ≠ c, or None."""
-    rows = zip(limbs_to_ints(a), limbs_to_ints(b), limbs_to_ints(c), strict=True)
-    for index, (x, y, z) in enumerate(rows):
-        if (x * y - z) % _R:
-            return index
-    return None
-
-
 def _query_scalars(
     pk: ProvingKey, matrices: R1CSMatrices, witness: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -143,9 +134,13 @@ def prove(
         matrices, witness = assignment.matrices, assignment.witness
         a, b, c = backend.evaluate_r1cs(matrices, witness)
         if assignment.has_c:
-            failing = first_unsatisfied(a, b, c)
+            failing = backend.first_unsatisfied(a, b, c)
             if failing is not None:
-                raise UnsatisfiedWitness(f"the witness does not satisfy constraint {failing}")
+                name = matrices.row_name(failing)
+                named = f" '{name}'" if name is not None else ""
+                raise UnsatisfiedWitness(
+                    f"the witness does not satisfy constraint {failing}{named}"
+                )
         else:
             c = backend.quotient_pointwise(a, b, np.zeros_like(a), scale=1)
     progress.step("synthesis")

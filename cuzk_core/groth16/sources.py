@@ -58,12 +58,19 @@ class KeySource(Protocol):
 
 @attrs.frozen
 class NativeCircuit:
-    """A circuit written with the gadget DSL: the backend's synthesis hook runs it."""
+    """A circuit written with the gadget DSL: through its compiled witness program (compiled
+    once per shape, cached; :mod:`cuzk_core.witness.compiled`), or with ``compiled=False`` by
+    the backend's synthesis hook running its gadgets every time."""
 
     circuit: Any
+    compiled: bool = True
 
     def assign(self, backend: Backend) -> Assignment:
         """Synthesize on ``backend`` and add the input rows."""
+        if self.compiled:
+            from cuzk_core.witness.compiled import compiled_assignment
+
+            return compiled_assignment(backend, self.circuit)
         synthesized = backend.synthesize(self.circuit)
         return Assignment(with_input_rows(synthesized.matrices), synthesized.witness)
 

@@ -21,7 +21,6 @@ from cuzk_core.errors import FormatError
 from cuzk_core.groth16 import params_dir
 from cuzk_core.groth16.key_sources import Log, ParamsFile, ZkeyFile, stderr_log
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
-from cuzk_core.groth16.prover import first_unsatisfied
 from cuzk_core.groth16.qap import SNARKJS, with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.sources import Assignment, KeySource, R1CSWitness, WitnessSource
@@ -158,4 +157,4 @@ def check_witness(r1cs_path: str, wtns_path: str, backend: Backend) -> tuple[int
     r1cs = read_r1cs(r1cs_path)
     witness = witness_for(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
     a, b, c = backend.evaluate_r1cs(r1cs.matrices, witness)
-    return r1cs.num_constraints, first_unsatisfied(a, b, c)
+    return r1cs.num_constraints, backend.first_unsatisfied(a, b, c)

@@ -1,11 +1,13 @@
 """Rank-1 constraint systems: variables, linear combinations, synthesis and CSR matrices."""
 
 from .constraint_system import ConstraintSystem, LCLike
+from .gadget import gadget
 from .lc import ONE, LinearCombination, Variable, VariableKind
-from .matrices import R1CSMatrices, SparseMatrix
+from .matrices import ConstraintNames, R1CSMatrices, SparseMatrix
 
 __all__ = [
     "ONE",
+    "ConstraintNames",
     "ConstraintSystem",
     "LCLike",
     "LinearCombination",
@@ -13,4 +15,5 @@ __all__ = [
     "SparseMatrix",
     "Variable",
     "VariableKind",
+    "gadget",
 ]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from collections.abc import Callable
 from types import TracebackType
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from cuzk_core.field.constants import FR_MODULUS
 
 from .lc import ONE, LinearCombination, Variable
-from .matrices import R1CSMatrices, SparseMatrix
+from .matrices import ConstraintNames, R1CSMatrices, SparseMatrix
 
 _R = FR_MODULUS
 
@@ -83,6 +83,34 @@ class ConstraintSystem:
         aux.append(value % _R)
         return int.__new__(Variable, ~(len(aux) - 1))
 
+    def alloc_solved(self, name: str, value: int) -> Variable:
+        """Allocate an aux variable that the *next* constraint fixes: it must appear in that
+        constraint's C side only, with every other variable of the row allocated before it.
+
+        Gadgets use this for products, swaps and S-boxes: recorded, the value becomes
+        ``(A·z · B·z − C'·z) / c`` (C' the row without it), so the compiled witness program
+        needs no Python. Here it is :meth:`alloc`.
+        """
+        return self.alloc(name, value)
+
+    def alloc_bit(
+        self, name: str, value: int, source: LinearCombination, position: int
+    ) -> Variable:
+        """Allocate bit ``position`` of the value of ``source`` (its canonical integer): what a
+        bit decomposition records. Here it is :meth:`alloc`."""
+        return self.alloc(name, value)
+
+    def call_gadget(
+        self,
+        gadget: Callable[..., Any],
+        placeholder: Callable[..., Any],
+        args: tuple,
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Run ``gadget(*args, **kwargs)`` (see :func:`cuzk_core.r1cs.gadget.gadget`); a
+        recording system marks the boundary, a replaying one returns ``placeholder(...)``."""
+        return gadget(*args, **kwargs)
+
     def alloc_input(self, name: str, value: int) -> Variable:
         """Allocate a public input holding ``value`` mod r (inputs keep allocation order)."""
         inputs = self._inputs
@@ -127,9 +155,11 @@ class ConstraintSystem:
 
     def constraint_name(self, index: int) -> str:
         """The full namespaced name of constraint ``index``."""
-        prefix = self._mark_prefix[bisect_right(self._mark_at, index) - 1]
-        name = self._names[index]
-        return f"{prefix}/{name}" if prefix else name
+        return self.names().name(index)
+
+    def names(self) -> ConstraintNames:
+        """Every constraint's namespaced name, for error messages after synthesis."""
+        return ConstraintNames(self._names, self._mark_at, self._mark_prefix)
 
     # -- inspection ------------------------------------------------------------------------------
 
@@ -175,4 +205,5 @@ class ConstraintSystem:
             a=SparseMatrix.from_term_dicts(self._a, n_in, n_cols),
             b=SparseMatrix.from_term_dicts(self._b, n_in, n_cols),
             c=SparseMatrix.from_term_dicts(self._c, n_in, n_cols),
+            names=self.names(),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, pairwise
 
@@ -105,8 +106,31 @@ class SparseMatrix:
 
 
 @attrs.frozen(eq=False)
+class ConstraintNames:
+    """Constraint names with their namespaces, joined only when asked (an error message).
+
+    ``names[i]`` is row i's bare name; ``mark_at``/``mark_prefix`` say that from row
+    ``mark_at[k]`` on, the namespace path is ``mark_prefix[k]`` (ascending, starting at 0).
+    """
+
+    names: Sequence[str]
+    mark_at: Sequence[int]
+    mark_prefix: Sequence[str]
+
+    def name(self, index: int) -> str:
+        """Row ``index``'s full name, ``path/name``; rows past the named ones (the input rows
+        Groth16 appends) are ``input row k``."""
+        if index >= len(self.names):
+            return f"input row {index - len(self.names)}"
+        prefix = self.mark_prefix[bisect_right(self.mark_at, index) - 1]
+        name = self.names[index]
+        return f"{prefix}/{name}" if prefix else name
+
+
+@attrs.frozen(eq=False)
 class R1CSMatrices:
-    """A synthesized circuit's shape: A, B, C over z = [1, inputs..., aux...] and the counts."""
+    """A synthesized circuit's shape: A, B, C over z = [1, inputs..., aux...] and the counts;
+    ``names`` (when known) names each row for error messages."""
 
     num_inputs: int
     num_aux: int
@@ -114,6 +138,7 @@ class R1CSMatrices:
     a: SparseMatrix
     b: SparseMatrix
     c: SparseMatrix
+    names: ConstraintNames | None = attrs.field(default=None, kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         for label, m in (("a", self.a), ("b", self.b), ("c", self.c)):
@@ -127,3 +152,7 @@ class R1CSMatrices:
     def num_variables(self) -> int:
         """Columns of z: inputs (ONE included) plus aux."""
         return self.num_inputs + self.num_aux
+
+    def row_name(self, index: int) -> str | None:
+        """Row ``index``'s namespaced name, or None when the rows are unnamed (circom)."""
+        return None if self.names is None else self.names.name(index)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination
+from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination, gadget
 
-from ..num import Num, NumLike
+from ..num import PLACEHOLDER_NUM, Num, NumLike
 from .params import PoseidonParams, poseidon_params
 from .sparse_rounds import sparse_rounds
 
@@ -22,6 +22,13 @@ _R = FR_MODULUS
 _ONE_LC = LinearCombination({ONE: 1})
 
 
+def _placeholder_state(
+    cs: ConstraintSystem, state: Sequence[NumLike], params: PoseidonParams
+) -> list[Num]:
+    return [PLACEHOLDER_NUM] * len(state)
+
+
+@gadget(_placeholder_state)
 def poseidon_permutation_gadget(
     cs: ConstraintSystem, state: Sequence[NumLike], params: PoseidonParams
 ) -> list[Num]:
@@ -80,15 +87,16 @@ def _sbox(
     if x.terms.keys() <= {ONE}:
         return LinearCombination.constant(x5v), x5v
     name2, name4, name5 = names
-    x2 = cs.alloc(name2, x2v)
+    x2 = cs.alloc_solved(name2, x2v)
     cs.enforce(name2, x, x, x2)
-    x4 = cs.alloc(name4, x2v * x2v)
+    x4 = cs.alloc_solved(name4, x2v * x2v)
     cs.enforce(name4, x2, x2, x4)
-    x5 = cs.alloc(name5, x5v)
+    x5 = cs.alloc_solved(name5, x5v)
     cs.enforce(name5, x4, x, x5)
     return LinearCombination({x5: 1}), x5v
 
 
+@gadget(lambda *args, **kwargs: PLACEHOLDER_NUM)
 def poseidon_hash2_gadget(
     cs: ConstraintSystem, left: NumLike, right: NumLike, params: PoseidonParams | None = None
 ) -> Num:

@@ -66,22 +66,4 @@ static void fr_quotient(fr *out, const fr *a, const fr *b, const fr *c, size_t n
     }
 }
 
-/* out = M z for a CSR matrix with canonical coefficients. -1 when out of memory */
-static int fr_spmv(fr *out, const int64_t *indptr, size_t rows, const int64_t *cols,
-                   const fr *coeffs, const fr *z, size_t m) {
-    fr *zm = malloc((m ? m : 1) * sizeof *zm);
-    if (!zm) return -1;
-    for (size_t j = 0; j < m; j++) fr_to_mont(&zm[j], &z[j]);
-    for (size_t i = 0; i < rows; i++) {
-        fr acc = {{0}}, t;
-        for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
-            fr_mul(&t, &coeffs[k], &zm[cols[k]]);
-            fr_add(&acc, &acc, &t);
-        }
-        out[i] = acc;
-    }
-    free(zm);
-    return 0;
-}
-
 #endif

@@ -7,6 +7,7 @@
 
 #include "curves.h"
 #include "fr_ops.h"
+#include "witness.h"
 
 /* ---------------------------------------------------------------- Python bindings */
 
@@ -168,32 +169,157 @@ static PyObject *py_fr_quotient(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* a CSR matrix from three buffers, or -1 (Python error set) when their sizes disagree */
+static int csr_from(csr *out, Py_buffer *indptr, Py_buffer *cols, Py_buffer *coeffs, size_t m,
+                    const char *what) {
+    out->rows = indptr->len / 8 ? (size_t)indptr->len / 8 - 1 : 0;
+    out->nnz = (size_t)cols->len / 8;
+    out->indptr = indptr->buf;
+    out->cols = cols->buf;
+    out->coeffs = coeffs->buf;
+    if (indptr->len < 8 || coeffs->len != (Py_ssize_t)(out->nnz * sizeof(fr)) ||
+        csr_invalid(out, m)) {
+        PyErr_Format(PyExc_ValueError, "%s: malformed CSR matrix over %zu columns", what, m);
+        return -1;
+    }
+    return 0;
+}
+
+/* z in Montgomery form, or NULL when out of memory */
+static fr *to_mont_copy(const fr *z, size_t m) {
+    fr *zm = malloc((m ? m : 1) * sizeof *zm);
+    if (zm)
+        for (size_t j = 0; j < m; j++) fr_to_mont(&zm[j], &z[j]);
+    return zm;
+}
+
 static PyObject *py_fr_spmv(PyObject *self, PyObject *args) {
     Py_buffer indptr, cols, coeffs, z, out;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*", &indptr, &cols, &coeffs, &z, &out)) return NULL;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*i", &indptr, &cols, &coeffs, &z, &out, &threads))
+        return NULL;
     Py_buffer *all[] = {&indptr, &cols, &coeffs, &z, &out};
-    size_t rows = (size_t)out.len / sizeof(fr), nnz = (size_t)cols.len / 8;
     size_t m = (size_t)z.len / sizeof(fr);
-    const int64_t *ip = (const int64_t *)indptr.buf, *cp = (const int64_t *)cols.buf;
-    if (check_len(&indptr, (Py_ssize_t)(8 * (rows + 1)), "indptr") ||
-        check_len(&coeffs, (Py_ssize_t)(nnz * sizeof(fr)), "coeffs")) {
+    csr mat;
+    if (csr_from(&mat, &indptr, &cols, &coeffs, m, "matrix") ||
+        check_len(&out, (Py_ssize_t)(mat.rows * sizeof(fr)), "out")) {
         release(all, 5);
         return NULL;
     }
-    int bad = ip[0] != 0 || ip[rows] != (int64_t)nnz;
-    for (size_t i = 0; i < rows && !bad; i++) bad = ip[i + 1] < ip[i];
-    for (size_t k = 0; k < nnz && !bad; k++) bad = cp[k] < 0 || (size_t)cp[k] >= m;
-    if (bad) {
-        release(all, 5);
-        PyErr_SetString(PyExc_ValueError, "malformed CSR matrix or vector of the wrong length");
-        return NULL;
-    }
-    int rc;
+    fr *zm;
     Py_BEGIN_ALLOW_THREADS;
-    rc = fr_spmv((fr *)out.buf, ip, rows, cp, (const fr *)coeffs.buf, (const fr *)z.buf, m);
+    zm = to_mont_copy((const fr *)z.buf, m);
+    if (zm) spmv_threads((fr *)out.buf, &mat, zm, threads < 1 ? 1 : threads);
+    free(zm);
     Py_END_ALLOW_THREADS;
     release(all, 5);
-    if (rc) return PyErr_NoMemory();
+    if (!zm) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* 0 when every op points at a row, hint, inverse or bit that exists and the levels list ops */
+static int program_invalid(const witness_job *job, size_t n_aux, size_t n_hints, size_t n_inv,
+                           size_t n_level_ops) {
+    size_t computed = 0;
+    for (size_t j = 0; j < n_aux; j++) {
+        int64_t arg = job->arg[j], extra = job->extra[j];
+        switch (job->kind[j]) {
+        case OP_HINT:
+            if (arg < 0 || (size_t)arg >= n_hints) return 1;
+            break;
+        case OP_SOLVE:
+            if (arg < 0 || (size_t)arg >= job->a.rows || extra < 0 || (size_t)extra >= n_inv)
+                return 1;
+            computed++;
+            break;
+        case OP_BIT:
+            if (arg < 0 || (size_t)arg >= job->lin.rows || extra < 0 || extra > 254) return 1;
+            computed++;
+            break;
+        default:
+            return 1;
+        }
+    }
+    if (computed != n_level_ops || job->level_ptr[0] != 0 ||
+        job->level_ptr[job->levels] != (int64_t)n_level_ops)
+        return 1;
+    for (size_t l = 0; l < job->levels; l++)
+        if (job->level_ptr[l + 1] < job->level_ptr[l]) return 1;
+    for (size_t k = 0; k < n_level_ops; k++) {
+        int64_t j = job->level_ops[k];
+        if (j < 0 || (size_t)j >= n_aux || job->kind[j] == OP_HINT) return 1;
+    }
+    return 0;
+}
+
+static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
+    Py_buffer z, hints, kind, arg, extra, inverses, level_ptr, level_ops, mats[12];
+    Py_ssize_t n_in;
+    int threads;
+    if (!PyArg_ParseTuple(args, "w*ny*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*i", &z, &n_in, &hints,
+                          &kind, &arg, &extra, &inverses, &mats[0], &mats[1], &mats[2], &mats[3],
+                          &mats[4], &mats[5], &mats[6], &mats[7], &mats[8], &mats[9], &mats[10],
+                          &mats[11], &level_ptr, &level_ops, &threads))
+        return NULL;
+    Py_buffer *all[] = {&z,       &hints,   &kind,    &arg,     &extra,    &inverses, &level_ptr,
+                        &level_ops, &mats[0], &mats[1], &mats[2], &mats[3],  &mats[4],  &mats[5],
+                        &mats[6], &mats[7], &mats[8], &mats[9], &mats[10], &mats[11]};
+    const int count = 20;
+    size_t m = (size_t)z.len / sizeof(fr), n_aux = (size_t)kind.len;
+    witness_job job = {0};
+    csr *targets[] = {&job.a, &job.b, &job.c, &job.lin};
+    const char *names[] = {"a", "b", "c", "lin"};
+    for (int k = 0; k < 4; k++) {
+        if (csr_from(targets[k], &mats[3 * k], &mats[3 * k + 1], &mats[3 * k + 2], m, names[k])) {
+            release(all, count);
+            return NULL;
+        }
+    }
+    job.z = z.buf;
+    job.n_in = (size_t)n_in;
+    job.kind = kind.buf;
+    job.arg = arg.buf;
+    job.extra = extra.buf;
+    job.level_ptr = level_ptr.buf;
+    job.level_ops = level_ops.buf;
+    job.levels = level_ptr.len / 8 ? (size_t)level_ptr.len / 8 - 1 : 0;
+    size_t n_hints = (size_t)hints.len / sizeof(fr), n_inv = (size_t)inverses.len / sizeof(fr);
+    if (n_in < 1 || (size_t)n_in + n_aux != m || arg.len != (Py_ssize_t)(8 * n_aux) ||
+        extra.len != (Py_ssize_t)(8 * n_aux) || level_ptr.len < 8 || job.b.rows != job.a.rows ||
+        job.c.rows != job.a.rows ||
+        program_invalid(&job, n_aux, n_hints, n_inv, (size_t)level_ops.len / 8)) {
+        release(all, count);
+        PyErr_SetString(PyExc_ValueError, "malformed witness program or witness buffer");
+        return NULL;
+    }
+    fr *zm = NULL, *inv_mont = NULL;
+    int failed;
+    Py_BEGIN_ALLOW_THREADS;
+    zm = calloc(m, sizeof *zm);
+    inv_mont = malloc((n_inv ? n_inv : 1) * sizeof *inv_mont);
+    if (zm && inv_mont) {
+        const fr *hint_values = hints.buf;
+        for (size_t j = 0; j < n_aux; j++)
+            if (job.kind[j] == OP_HINT) job.z[n_in + j] = hint_values[job.arg[j]];
+            else memset(&job.z[n_in + j], 0, sizeof(fr));
+        for (size_t j = 0; j < (size_t)n_in + n_aux; j++)
+            if (j < (size_t)n_in || job.kind[j - n_in] == OP_HINT) fr_to_mont(&zm[j], &job.z[j]);
+        for (size_t k = 0; k < n_inv; k++) fr_to_mont(&inv_mont[k], &((const fr *)inverses.buf)[k]);
+        job.zm = zm;
+        job.inverses_mont = inv_mont;
+        /* a barrier per level costs more than it saves on narrow levels (and far more when the
+         * cores are shared): threads only when levels average WITNESS_MIN_WIDTH ops per thread */
+        size_t ops = (size_t)level_ops.len / 8, width = job.levels ? ops / job.levels : 0;
+        int usable = threads < 1 ? 1 : threads;
+        while (usable > 1 && width < (size_t)usable * WITNESS_MIN_WIDTH) usable--;
+        witness_run(&job, usable);
+    }
+    failed = !zm || !inv_mont;
+    free(zm);
+    free(inv_mont);
+    Py_END_ALLOW_THREADS;
+    release(all, count);
+    if (failed) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
@@ -244,7 +370,11 @@ static PyMethodDef methods[] = {
      "fr_scale_powers(values, base_mont, first_mont): values[i] *= first * base^i"},
     {"fr_quotient", py_fr_quotient, METH_VARARGS,
      "fr_quotient(a, b, c, scale_mont, out): out = (a*b - c)*scale"},
-    {"fr_spmv", py_fr_spmv, METH_VARARGS, "fr_spmv(indptr, cols, coeffs, z, out): out = M z"},
+    {"fr_spmv", py_fr_spmv, METH_VARARGS,
+     "fr_spmv(indptr, cols, coeffs, z, out, threads): out = M z"},
+    {"fr_witness", py_fr_witness, METH_VARARGS,
+     "fr_witness(z, num_inputs, hints, kind, arg, extra, inverses, a/b/c/lin indptr, cols, "
+     "coeffs, level_ptr, level_ops, threads): run a witness program into z"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,10 +6,15 @@ replays them), expected values from :mod:`cuzk_core.conformance.oracles`.
 
 from __future__ import annotations
 
+import random
+from itertools import pairwise
+
+import attrs
 import numpy as np
 import pytest
 from cuzk_fastcpu import kernels
 
+from cuzk_core.circuits import PorepLite
 from cuzk_core.conformance.inputs import (
     SCALAR_KINDS,
     SPECIAL_SCALARS,
@@ -25,8 +30,12 @@ from cuzk_core.conformance.oracles import (
     transform_by_definition,
 )
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.gadgets.bits import to_bits_le
+from cuzk_core.gadgets.num import AllocatedNum
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
-from cuzk_core.r1cs import SparseMatrix
+from cuzk_core.r1cs import ConstraintSystem, SparseMatrix
+from cuzk_core.witness.record import RecordingConstraintSystem
+from cuzk_core.witness.replay import replay
 
 pytestmark = pytest.mark.skipif(
     bool(kernels.UNAVAILABLE_REASON), reason=kernels.UNAVAILABLE_REASON or "available"
@@ -149,3 +158,52 @@ def test_fixed_base_matches_scalar_multiplication(cuzk_rng, group, batch):
     assert got.infinity.tolist() == [k == 0 for k in scalars]
     assert kernels.fixed_base(batch, None, ints_to_limbs([3, 4])).infinity.all()
     assert len(kernels.fixed_base(batch, base, np.zeros((0, 4), np.uint64))) == 0
+
+
+class _WideCircuit:
+    """Levels of 5000 independent products (wide enough to split), then a few narrow ones."""
+
+    name = "test-wide"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def synthesize(self, cs) -> None:
+        values = random.Random(self.seed)
+        xs = [AllocatedNum.alloc(cs, f"x{i}", values.randrange(R)) for i in range(5000)]
+        squares = [x.square(cs) for x in xs]
+        products = [a.mul(cs, b) for a, b in pairwise(squares)]
+        for k in range(3):
+            to_bits_le(cs, products[k], 254)
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+@pytest.mark.parametrize("make", [_WideCircuit, lambda seed: PorepLite(4, 5, seed=seed)])
+def test_threaded_witness_and_spmv_match_the_gadgets(make, threads, monkeypatch):
+    """Wide and narrow levels, on more threads than cores too."""
+    monkeypatch.setenv(kernels.THREADS_ENV, threads)
+    recording_cs = RecordingConstraintSystem()
+    make(1).synthesize(recording_cs)
+    program = recording_cs.recording().program
+    circuit = make(2)
+    cs = ConstraintSystem()
+    circuit.synthesize(cs)
+    want = ints_to_limbs(cs.assignment())
+    got = kernels.witness(program, *replay(circuit, program))
+    assert np.array_equal(got, want)
+    z = limbs_to_ints(want)
+    for matrix in (program.matrices.a, program.matrices.b):
+        assert limbs_to_ints(kernels.spmv(matrix, want)) == matrix.dot(z)
+
+
+def test_a_malformed_witness_program_is_refused():
+
+    cs = RecordingConstraintSystem()
+    circuit = PorepLite(challenges=1, depth=2)
+    circuit.synthesize(cs)
+    program = cs.recording().program
+    inputs, hints = replay(circuit, program)
+    arg = program.arg.copy()
+    arg[-1] = 10**9
+    with pytest.raises(ValueError, match="malformed witness program"):
+        kernels.witness(attrs.evolve(program, arg=arg), inputs, hints)

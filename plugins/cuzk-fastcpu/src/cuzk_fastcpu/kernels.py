@@ -13,6 +13,8 @@ import numpy as np
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import SCALAR_LIMBS, G1Affines, G2Affines
 from cuzk_core.r1cs import SparseMatrix
+from cuzk_core.witness.evaluate import check_witness_arguments
+from cuzk_core.witness.program import WitnessProgram
 
 THREADS_ENV = "CUZK_FASTCPU_THREADS"
 """Worker threads for MSMs (default: the CPUs this process may run on)."""
@@ -169,17 +171,44 @@ def quotient(a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: int) -> np.ndar
     return out
 
 
+def _csr(matrix: SparseMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (
+        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
+        np.ascontiguousarray(matrix.cols, dtype=np.int64),
+        as_scalars(matrix.coeffs),
+    )
+
+
 def spmv(matrix: SparseMatrix, z: np.ndarray) -> np.ndarray:
-    """The matrix-vector product ``matrix · z`` mod r."""
+    """The matrix-vector product ``matrix · z`` mod r, rows spread over threads."""
     z = as_scalars(z)
     if len(z) != matrix.num_cols:
         raise ValueError(f"vector has {len(z)} entries, the matrix {matrix.num_cols} columns")
     out = np.empty((matrix.num_rows, SCALAR_LIMBS), dtype=np.uint64)
-    _native.fr_spmv(
-        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
-        np.ascontiguousarray(matrix.cols, dtype=np.int64),
-        as_scalars(matrix.coeffs),
-        z,
-        out,
-    )
+    _native.fr_spmv(*_csr(matrix), z, out, thread_count())
     return out
+
+
+def witness(program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> np.ndarray:
+    """A compiled circuit's witness z, its levels spread over threads."""
+    check_witness_arguments(program, inputs, hints)
+    z = np.zeros((program.num_inputs + program.num_aux, SCALAR_LIMBS), dtype=np.uint64)
+    z[: program.num_inputs] = inputs
+    m = program.matrices
+    _native.fr_witness(
+        z,
+        program.num_inputs,
+        as_scalars(hints),
+        np.ascontiguousarray(program.kind, dtype=np.uint8),
+        np.ascontiguousarray(program.arg, dtype=np.int64),
+        np.ascontiguousarray(program.extra, dtype=np.int64),
+        as_scalars(program.inverses),
+        *_csr(m.a),
+        *_csr(m.b),
+        *_csr(m.c),
+        *_csr(program.lin),
+        np.ascontiguousarray(program.level_ptr, dtype=np.int64),
+        np.ascontiguousarray(program.level_ops, dtype=np.int64),
+        thread_count(),
+    )
+    return z

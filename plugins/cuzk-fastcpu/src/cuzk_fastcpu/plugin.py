@@ -17,6 +17,7 @@ from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
+from cuzk_core.witness.program import WitnessProgram
 
 from . import BACKEND_NAME, __version__, kernels
 
@@ -83,6 +84,14 @@ def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized | None:
     with ctx.timer.span("matrices"):
         matrices = cs.matrices()
     return Synthesized(matrices, ints_to_limbs(cs.assignment()))
+
+
+@hookimpl
+def cuzk_witness(
+    ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
+) -> np.ndarray:
+    """A compiled circuit's witness in C, level by level across threads."""
+    return kernels.witness(program, inputs, hints)
 
 
 @hookimpl

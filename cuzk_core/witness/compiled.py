@@ -1,0 +1,223 @@
+"""Compile once, then synthesize each proof from its inputs: the native circuits' fast path.
+
+The first synthesis of a circuit shape (its name and ``shape()`` knobs) is recorded
+(:mod:`.record`); the program is checked by replaying the circuit and running it on the backend,
+which must give back the recorded witness bit for bit, and is cached on disk
+(``$CUZK_CACHE_DIR/compiled/<digest>.npz``) under a digest of the shape and of the source of the
+constraint system, the gadget library and the circuit's module, so editing a gadget recompiles.
+Each later proof replays the circuit without its gadgets (its inputs and hints) and asks the
+backend's ``cuzk_witness`` for z. A circuit the recorder cannot follow runs its gadgets every
+time (the slow path); :attr:`Compiled.problem` says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import sys
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import numpy as np
+
+from cuzk_core.cache import cache_dir
+from cuzk_core.hookspecs import Synthesized
+from cuzk_core.layout import ints_to_limbs
+from cuzk_core.r1cs import R1CSMatrices
+
+from . import store
+from .program import HINT, WitnessProgram
+from .record import RecordingConstraintSystem
+from .replay import replay
+
+if TYPE_CHECKING:
+    from cuzk_core.backend import Backend
+    from cuzk_core.groth16.sources import Assignment
+
+_LIBRARY = ("r1cs", "gadgets", "witness")
+"""The packages of cuzk_core whose source goes into every shape digest."""
+_CORE = Path(__file__).resolve().parents[1]
+_MEMORY: dict[str, Compiled] = {}
+_MEMORY_LIMIT = 4
+
+
+@attrs.define(eq=False)
+class Compiled:
+    """A circuit shape's compiled form: its program, or why it has none (the slow path)."""
+
+    digest: str
+    program: WitnessProgram | None
+    problem: str | None = None
+    source: str = "compiled"
+    """``compiled`` (recorded now), ``disk`` (loaded from the cache) or ``memory``."""
+    compile_ms: float = 0.0
+    cache_bytes: int = 0
+
+    @cached_property
+    def proving_matrices(self) -> R1CSMatrices:
+        """The matrices with the input rows the prover needs, built once per process."""
+        from cuzk_core.groth16.qap import with_input_rows
+
+        assert self.program is not None
+        return with_input_rows(self.program.matrices)
+
+
+def shape(circuit: Any) -> dict[str, Any]:
+    """The knobs that fix the circuit's constraints: ``circuit.shape()`` if it has one, else all
+    its knobs."""
+    return dict(circuit.shape()) if hasattr(circuit, "shape") else dict(circuit.knobs())
+
+
+def shape_digest(circuit: Any) -> str | None:
+    """SHA-256 over the circuit's name, shape knobs, module source and the gadget library's
+    source; None when the circuit's source cannot be found (nothing is cached then)."""
+    try:
+        circuit_file = inspect.getsourcefile(type(circuit))
+    except TypeError:
+        circuit_file = None
+    if circuit_file is None or not Path(circuit_file).is_file():
+        return None
+    h = hashlib.sha256(store.FORMAT.encode())
+    h.update(json.dumps([circuit.name, shape(circuit)], sort_keys=True, default=str).encode())
+    files = sorted(p for package in _LIBRARY for p in (_CORE / package).rglob("*.py"))
+    for path in [*files, Path(circuit_file)]:
+        h.update(str(path.name).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def compiled_path(digest: str) -> Path:
+    """Where the compiled circuit of shape ``digest`` is cached."""
+    return cache_dir() / "compiled" / f"{digest}.npz"
+
+
+def compile_circuit(
+    backend: Backend, circuit: Any, *, use_cache: bool = True
+) -> tuple[Compiled, Synthesized | None]:
+    """The circuit's compiled form, from memory, disk or a fresh recording (``use_cache=False``
+    neither reads nor writes the caches). A fresh recording also gives this synthesis (the
+    gadgets' matrices and witness)."""
+    digest = shape_digest(circuit)
+    if use_cache and digest is not None:
+        if digest in _MEMORY:
+            return attrs.evolve(_MEMORY[digest], source="memory"), None
+        timer = backend.ctx.timer
+        with timer.span("load_compiled") as span:
+            try:
+                program = store.load(compiled_path(digest), digest)
+            except store.StoreRefused as exc:
+                program, why = None, str(exc)
+        if program is not None:
+            found = Compiled(
+                digest,
+                program,
+                source="disk",
+                compile_ms=span.ms,
+                cache_bytes=compiled_path(digest).stat().st_size,
+            )
+            _remember(found)
+            return found, None
+        if not why.endswith("not compiled yet"):
+            print(f"cuzk: recompiling {circuit.name}: {why}", file=sys.stderr)
+    compiled, synthesized = _record(backend, circuit, digest or "uncached")
+    if use_cache and digest is not None:
+        if compiled.program is not None:
+            compiled.cache_bytes = store.save(compiled_path(digest), digest, compiled.program)
+        _remember(compiled)
+    return compiled, synthesized
+
+
+def load_compiled(circuit: Any) -> WitnessProgram | None:
+    """The circuit's program from the on-disk cache alone, or None when it is not usable."""
+    digest = shape_digest(circuit)
+    if digest is None:
+        return None
+    try:
+        return store.load(compiled_path(digest), digest)
+    except store.StoreRefused:
+        return None
+
+
+def _remember(compiled: Compiled) -> None:
+    while len(_MEMORY) >= _MEMORY_LIMIT:
+        _MEMORY.pop(next(iter(_MEMORY)))
+    _MEMORY[compiled.digest] = compiled
+
+
+def _record(backend: Backend, circuit: Any, digest: str) -> tuple[Compiled, Synthesized]:
+    """Record one synthesis and check its program against it."""
+    timer = backend.ctx.timer
+    with timer.span("compile") as span:
+        cs = RecordingConstraintSystem()
+        with timer.span("record"):
+            circuit.synthesize(cs)
+            recording = cs.recording()
+        recorded = ints_to_limbs(recording.assignment)
+        problem, program = recording.problem, recording.program
+        if program is not None:
+            with timer.span("check_program"):
+                problem = _check_program(backend, circuit, program, recorded, recording.hint_names)
+        if problem is not None:
+            program = None
+    compiled = Compiled(digest, program, problem, compile_ms=span.ms)
+    return compiled, Synthesized(recording.matrices, recorded)
+
+
+def _check_program(
+    backend: Backend,
+    circuit: Any,
+    program: WitnessProgram,
+    recorded: np.ndarray,
+    hint_names: list[str],
+) -> str | None:
+    """None when a replay plus the program reproduce the recorded witness, else why not."""
+    inputs, hints = replay(circuit, program)
+    witness = backend.witness(program, inputs, hints)
+    differs = np.flatnonzero(np.any(witness != recorded, axis=1))
+    if not len(differs):
+        return None
+    column = int(differs[0])
+    if column < program.num_inputs:
+        return f"public input {column} differs when the circuit is replayed without its gadgets"
+    j = column - program.num_inputs
+    if program.kind[j] == HINT:
+        return (
+            f"{hint_names[program.arg[j]]!r} differs when the circuit is replayed without its "
+            "gadgets: the circuit computes it in Python from a gadget's result (a callback)"
+        )
+    return f"the recorded program computes aux {j} differently from the gadgets"
+
+
+def synthesize_native(
+    backend: Backend, circuit: Any, *, use_cache: bool = True
+) -> tuple[Compiled, Synthesized]:
+    """One synthesis of ``circuit``: through its compiled program when it has one (replay, then
+    the backend's witness hook), else by running its gadgets on the backend."""
+    compiled, synthesized = compile_circuit(backend, circuit, use_cache=use_cache)
+    if synthesized is not None:
+        if compiled.program is not None:
+            synthesized = Synthesized(compiled.program.matrices, synthesized.witness)
+        return compiled, synthesized
+    if compiled.program is None:
+        return compiled, backend.synthesize(circuit)
+    timer = backend.ctx.timer
+    with timer.span("replay"):
+        inputs, hints = replay(circuit, compiled.program)
+    with timer.span("witness"):
+        witness = backend.witness(compiled.program, inputs, hints)
+    return compiled, Synthesized(compiled.program.matrices, witness)
+
+
+def compiled_assignment(backend: Backend, circuit: Any) -> Assignment:
+    """The prover's assignment for a native circuit: input rows included (built once per
+    process for a compiled circuit)."""
+    from cuzk_core.groth16.qap import with_input_rows
+    from cuzk_core.groth16.sources import Assignment
+
+    compiled, synthesized = synthesize_native(backend, circuit)
+    if compiled.program is not None:
+        return Assignment(compiled.proving_matrices, synthesized.witness)
+    return Assignment(with_input_rows(synthesized.matrices), synthesized.witness)

@@ -1,0 +1,179 @@
+"""Compiled circuits: recording, the on-disk cache, replay and the slow path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cuzk_core.circuits import PorepLite
+from cuzk_core.gadgets.num import AllocatedNum
+from cuzk_core.groth16.prover import UnsatisfiedWitness, prove
+from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+from cuzk_core.layout import ints_to_limbs
+from cuzk_core.r1cs import ConstraintSystem, gadget
+from cuzk_core.witness import compiled as compiled_module
+from cuzk_core.witness import store
+from cuzk_core.witness.compiled import (
+    compile_circuit,
+    compiled_path,
+    shape_digest,
+    synthesize_native,
+)
+from cuzk_core.witness.program import BIT, HINT, SOLVE
+from cuzk_core.witness.replay import ReplayMismatch, replay
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiled_module, "_MEMORY", {})
+
+
+def _gadget_witness(circuit) -> np.ndarray:
+    cs = ConstraintSystem()
+    circuit.synthesize(cs)
+    return ints_to_limbs(cs.assignment())
+
+
+def test_porep_lite_program_has_every_op_kind_and_levels(cpu):
+    compiled, _ = compile_circuit(cpu, PorepLite(challenges=2, depth=3))
+    program = compiled.program
+    assert compiled.problem is None and compiled.source == "compiled"
+    kinds = set(program.kind.tolist())
+    assert kinds == {HINT, SOLVE, BIT}
+    assert program.num_hints == 2 * (1 + 3)  # leaf and siblings per challenge
+    counts = program.counts()
+    assert counts["bits"] == 2 * 3 and counts["solved"] == program.num_aux - 14
+    # a level reads only earlier levels: every op's level exceeds its dependencies'
+    assert 1 < program.num_levels < counts["solved"]
+
+
+def test_other_instances_of_the_shape_get_the_gadget_witness(cpu):
+    compile_circuit(cpu, PorepLite(challenges=2, depth=3, seed=0))
+    for seed in (1, 2**255):
+        circuit = PorepLite(challenges=2, depth=3, seed=seed)
+        compiled, synthesized = synthesize_native(cpu, circuit)
+        assert compiled.source == "memory"
+        assert np.array_equal(synthesized.witness, _gadget_witness(circuit))
+
+
+def test_the_cache_is_reused_stale_files_and_corrupt_files_are_rebuilt(cpu, capsys):
+    circuit = PorepLite(challenges=1, depth=2)
+    digest = shape_digest(circuit)
+    first, _ = compile_circuit(cpu, circuit)
+    path = compiled_path(digest)
+    assert path.is_file() and first.cache_bytes == path.stat().st_size
+    compiled_module._MEMORY.clear()
+    again, _ = compile_circuit(cpu, circuit)
+    assert again.source == "disk"
+    with pytest.raises(store.StoreRefused, match="stale"):
+        store.load(path, "0" * 64)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(store.StoreRefused, match=r"corrupted|unreadable"):
+        store.load(path, digest)
+    compiled_module._MEMORY.clear()
+    rebuilt, _ = compile_circuit(cpu, circuit)
+    assert rebuilt.source == "compiled" and "recompiling porep-lite" in capsys.readouterr().err
+    assert store.load(path, digest).num_aux == rebuilt.program.num_aux
+
+
+def test_cuzk_cache_lists_compiled_circuits(cpu):
+    from cuzk_core.cli.cache_commands import entries
+
+    compile_circuit(cpu, PorepLite(challenges=1, depth=1))
+    listed = [(path.parent.name, what) for path, what in entries()]
+    assert listed == [("compiled", "compiled circuit (matrices and witness program)")]
+
+
+def test_a_digest_covers_the_shape_not_the_instance():
+    assert shape_digest(PorepLite(2, 3, seed=1)) == shape_digest(PorepLite(2, 3, seed=2))
+    assert shape_digest(PorepLite(2, 3)) != shape_digest(PorepLite(2, 4))
+    assert shape_digest(PorepLite(2, 3)) != shape_digest(PorepLite(3, 3))
+
+
+class _PythonGadgetCircuit:
+    """A circuit whose own gadget computes a value in Python (cs.alloc inside a gadget)."""
+
+    name = "test-python-gadget"
+
+    def knobs(self):
+        return {}
+
+    def public_inputs(self):
+        return []
+
+    def synthesize(self, cs):
+        x = AllocatedNum.alloc(cs, "x", 3)
+        _cube(cs, x)
+
+
+@gadget(lambda cs, x: x)
+def _cube(cs, x):
+    y = cs.alloc("cube", pow(x.value, 3))
+    cs.enforce("cube", x.square(cs).variable, x.variable, y)
+    return AllocatedNum(y, pow(x.value, 3))
+
+
+class _CallbackCircuit:
+    """A circuit that computes a hint from a gadget's result in Python."""
+
+    name = "test-callback"
+
+    def knobs(self):
+        return {}
+
+    def public_inputs(self):
+        return []
+
+    def synthesize(self, cs):
+        x = AllocatedNum.alloc(cs, "x", 5)
+        square = x.square(cs)
+        AllocatedNum.alloc(cs, "from the square", square.value + 1)
+
+
+@pytest.mark.parametrize(
+    ("circuit", "reason"),
+    [
+        (_PythonGadgetCircuit(), "gadget _cube allocates 'cube' with cs.alloc"),
+        (_CallbackCircuit(), "'from the square' differs when the circuit is replayed"),
+    ],
+)
+def test_an_unrecordable_circuit_runs_on_the_slow_path_and_says_why(cpu, circuit, reason):
+    compiled, synthesized = synthesize_native(cpu, circuit)
+    assert compiled.program is None and reason in compiled.problem
+    assert np.array_equal(synthesized.witness, _gadget_witness(circuit))
+    again, synthesized = synthesize_native(cpu, circuit)
+    assert again.program is None
+    assert np.array_equal(synthesized.witness, _gadget_witness(circuit))
+
+
+def test_alloc_solved_must_be_fixed_by_the_next_constraint(cpu):
+    class Unfixed:
+        name = "test-unfixed"
+
+        def knobs(self):
+            return {}
+
+        def synthesize(self, cs):
+            x = cs.alloc_solved("x", 4)
+            cs.enforce("x in A", x, cs.one, x)
+
+    compiled, _ = compile_circuit(cpu, Unfixed(), use_cache=False)
+    assert "'x' (alloc_solved) is not fixed by the next constraint 'x in A'" in compiled.problem
+
+
+def test_a_replay_of_another_shape_is_refused(cpu):
+    compiled, _ = compile_circuit(cpu, PorepLite(challenges=1, depth=2))
+    with pytest.raises(ReplayMismatch, match="shape"):
+        replay(PorepLite(challenges=2, depth=2), compiled.program)
+
+
+def test_an_unsatisfied_compiled_witness_is_named_by_its_namespace_path(cpu, monkeypatch):
+    circuit = PorepLite(challenges=1, depth=1, seed=3)
+    key = LoadedKey(generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=5))
+    monkeypatch.setattr(PorepLite, "leaf", lambda self, index: 12345)  # a leaf off the tree
+    with pytest.raises(UnsatisfiedWitness, match="'challenge 0/root'"):
+        prove(cpu, NativeCircuit(circuit), key, seed=1)
