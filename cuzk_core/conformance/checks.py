@@ -215,6 +215,7 @@ class GadgetCircuit:
         from cuzk_core.gadgets.num import (
             AllocatedNum,
             Num,
+            NumLike,
             conditional_swap,
             enforce_equal,
             select,
@@ -222,7 +223,7 @@ class GadgetCircuit:
         from cuzk_core.gadgets.poseidon import poseidon_hash2_gadget
 
         shape, vals = random.Random(f"structure {self.structure}"), random.Random(f"v{self.values}")
-        nums = [
+        nums: list[NumLike] = [
             AllocatedNum.alloc_input(cs, f"in {i}", v) for i, v in enumerate(self.public_inputs())
         ]
         nums += [

@@ -47,5 +47,5 @@ class AllocatedBit:
         return AllocatedBit(out, self.value != other.value)
 
 
-PLACEHOLDER_BIT = AllocatedBit(ONE, False)
+PLACEHOLDER_BIT: AllocatedBit = AllocatedBit(ONE, False)
 """What a skipped gadget returns for a bit when a compiled circuit is replayed."""

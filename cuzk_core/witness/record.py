@@ -17,7 +17,14 @@ import numpy as np
 
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
-from cuzk_core.r1cs import ConstraintSystem, LinearCombination, R1CSMatrices, SparseMatrix, Variable
+from cuzk_core.r1cs import (
+    ConstraintSystem,
+    LinearCombination,
+    R1CSMatrices,
+    SparseMatrix,
+    Variable,
+    VariableKind,
+)
 
 from .program import BIT, HINT, SOLVE, WitnessProgram, levels_of
 
@@ -101,7 +108,7 @@ class RecordingConstraintSystem(ConstraintSystem):
         row = len(self._names) - 1
         a_terms, b_terms, c_terms = self._a[row], self._b[row], self._c[row]
         for index, var_name in self._pending:
-            key = ~index
+            key = Variable(VariableKind.AUX, index)
             coeff = c_terms.get(key, 0) % _R
             if not coeff or key in a_terms or key in b_terms:
                 self._fail(

@@ -32,10 +32,10 @@ def _dedup(coeffs: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
     """One table of distinct coefficients and, per matrix, each entry's uint32 index into it."""
     joined = np.ascontiguousarray(np.concatenate(coeffs)) if coeffs else np.zeros((0, 4), np.uint64)
     keys = joined.view(np.dtype((np.void, 32))).ravel()
-    table, inverse = np.unique(keys, return_inverse=True)
+    distinct, inverse = np.unique(keys, return_inverse=True)
     index = inverse.astype(np.uint32).ravel()
     splits = np.cumsum([len(c) for c in coeffs])[:-1]
-    table = np.frombuffer(table.tobytes(), dtype=np.uint64).reshape(-1, 4)
+    table = np.frombuffer(distinct.tobytes(), dtype=np.uint64).reshape(-1, 4)
     return table, np.split(index, splits)
 
 
@@ -44,7 +44,7 @@ def _names_arrays(names: ConstraintNames) -> tuple[dict[str, np.ndarray], dict[s
     prefix, prefix_index = np.unique(
         np.asarray(names.mark_prefix, dtype=object), return_inverse=True
     )
-    arrays = {
+    arrays: dict[str, np.ndarray] = {
         "name_index": bare_index.astype(np.uint32).ravel(),
         "mark_at": np.asarray(names.mark_at, dtype=np.int64),
         "mark_prefix_index": prefix_index.astype(np.uint32).ravel(),
@@ -81,7 +81,7 @@ def save(path: Path, digest: str, program: WitnessProgram) -> int:
     }
     arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
     with atomic_output(path) as f:
-        np.savez(f, **arrays)
+        np.savez(f, **arrays)  # type: ignore[arg-type]  # numpy's stub reads ** as allow_pickle
     return path.stat().st_size
 
 
