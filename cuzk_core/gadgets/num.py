@@ -72,7 +72,7 @@ class AllocatedNum:
         return self.mul(cs, self, name)
 
 
-PLACEHOLDER_NUM = Num(LinearCombination(), 0)
+PLACEHOLDER_NUM: Num = Num(LinearCombination(), 0)
 """What a skipped gadget returns for a number when a compiled circuit is replayed."""
 PLACEHOLDER_ALLOCATED: AllocatedNum = AllocatedNum(ONE, 0)
 """The same for an allocated number."""
