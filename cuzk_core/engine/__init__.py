@@ -11,10 +11,12 @@ from cuzk_core.engine.jobs import (
     JobRecord,
     JobRequest,
     JobState,
+    PathRefused,
     PhaseTimings,
     Priority,
     QueueFull,
     Ticket,
+    UnknownJob,
 )
 from cuzk_core.engine.keys import KeyKind, KeySpec, check_key
 from cuzk_core.engine.residency import KeyBusy, KeyTooLarge, Tier, UnknownKey
@@ -33,11 +35,13 @@ __all__ = [
     "KeyKind",
     "KeySpec",
     "KeyTooLarge",
+    "PathRefused",
     "PhaseTimings",
     "Priority",
     "QueueFull",
     "Ticket",
     "Tier",
+    "UnknownJob",
     "UnknownKey",
     "check_key",
 ]

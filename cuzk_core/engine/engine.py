@@ -25,8 +25,10 @@ from cuzk_core.engine.jobs import (
     JobRecord,
     JobRequest,
     JobState,
+    PathRefused,
     PhaseTimings,
     Ticket,
+    UnknownJob,
 )
 from cuzk_core.engine.keys import KeySpec, LoadedKey, load_key, read_verifying_key
 from cuzk_core.engine.proving import Prepared, prove_prepared, synthesize_job
@@ -228,20 +230,20 @@ class Engine:
 
     def _under_roots(self, path: str) -> str:
         if not self._roots:
-            raise JobError(
+            raise PathRefused(
                 f"input path {path!r} refused: this daemon has no input roots (upload the file)"
             )
         resolved = Path(path).resolve()
         if not any(resolved.is_relative_to(root) for root in self._roots):
             roots = ", ".join(str(r) for r in self._roots)
-            raise JobError(f"input path {path!r} is outside the input roots ({roots})")
+            raise PathRefused(f"input path {path!r} is outside the input roots ({roots})")
         return str(resolved)
 
     def get(self, job_id: str) -> JobRecord:
         """The job's current record, or :class:`JobError` when unknown."""
         record = self.store.get(job_id)
         if record is None:
-            raise JobError(f"unknown job {job_id!r} (never submitted, or its result expired)")
+            raise UnknownJob(f"unknown job {job_id!r} (never submitted, or its result expired)")
         return record
 
     def await_job(

@@ -47,6 +47,14 @@ class JobError(CuzkError):
     """A request the engine refuses: unknown key or job, bad input, a path outside the roots."""
 
 
+class UnknownJob(JobError):
+    """A job id the store does not hold (never submitted, or its result expired)."""
+
+
+class PathRefused(JobError):
+    """An input path outside the configured input roots (or with no roots configured)."""
+
+
 class QueueFull(CuzkError):
     """The queue holds ``max_queued`` jobs already; the client should retry later."""
 

@@ -28,6 +28,7 @@ from cuzk_core.engine.jobs import (
     PhaseTimings,
     Priority,
 )
+from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_bytes_atomic
 
 DB_FILE = "jobs.sqlite3"
@@ -88,13 +89,16 @@ class JobStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.spool = folder / SPOOL_DIR
-        self.spool.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            folder / DB_FILE, check_same_thread=False, isolation_level=None, timeout=30
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")  # an accepted job survives power loss too
-        self._db.executescript(_SCHEMA)
+        try:
+            self.spool.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                folder / DB_FILE, check_same_thread=False, isolation_level=None, timeout=30
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")  # an accepted job survives power loss
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise CuzkError(f"{folder}: cannot open the job store there: {exc}") from None
         self._lock = threading.Lock()
 
     @contextlib.contextmanager

@@ -1,1 +1,1 @@
-"""placeholder"""
+"""``cuzk serve`` and its clients: the engine behind gRPC (needs ``pip install 'cuzk[serve]'``)."""
