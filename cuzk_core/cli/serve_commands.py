@@ -158,7 +158,7 @@ def serve_command(args: argparse.Namespace) -> int:
     )
     if args.pipeline is not None:
         engine = attrs.evolve(engine, pipeline=args.pipeline == "on")
-    return serve(server, engine, quiet=args.quiet)
+    return serve(server, engine)
 
 
 def _request(args: argparse.Namespace, index: int | None = None):

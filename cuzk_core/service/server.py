@@ -261,8 +261,11 @@ def _claim_socket(path: Path) -> None:
     raise ConfigError(f"another daemon is listening on {path}")
 
 
-def build_server(engine: Engine, metrics: Metrics, config: ServerConfig) -> grpc.Server:
-    """A started server bound to ``config.listen``; a bad address is a one-line error."""
+def build_server(
+    engine: Engine, metrics: Metrics, config: ServerConfig
+) -> tuple[grpc.Server, str]:
+    """A started server bound to ``config.listen`` and the address it is reached at (the real
+    port for ``host:0``); a bad address is a one-line error."""
     sock = unix_path(config.listen)
     interceptors = []
     if config.token_file is not None:
@@ -293,6 +296,7 @@ def build_server(engine: Engine, metrics: Metrics, config: ServerConfig) -> grpc
         if bound == 0:
             raise ConfigError(f"--listen {config.listen}: cannot bind the socket")
         os.chmod(sock, 0o600)
+        address = config.listen
     else:
         try:
             bound = server.add_insecure_port(config.listen)
@@ -300,32 +304,33 @@ def build_server(engine: Engine, metrics: Metrics, config: ServerConfig) -> grpc
             bound = 0
         if bound == 0:
             raise ConfigError(f"--listen {config.listen}: cannot listen there (host:port?)")
+        address = f"{config.listen.rpartition(':')[0]}:{bound}"
     server.start()
-    return server
+    return server, address
 
 
-def serve(server_config: ServerConfig, engine_config: EngineConfig, quiet: bool = False) -> int:
-    """Run the daemon until SIGTERM or SIGINT; in-flight jobs finish before it exits."""
+def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
+    """Run the daemon until SIGTERM or SIGINT; in-flight jobs finish before it exits. The
+    line saying where it listens goes to stderr once it accepts calls."""
     metrics = Metrics()
     engine = Engine(engine_config, listener=metrics)
     stop = threading.Event()
     engine.start()
     try:
-        server = build_server(engine, metrics, server_config)
+        server, address = build_server(engine, metrics, server_config)
     except BaseException:
         engine.shutdown()
         raise
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     keys = ", ".join(sorted(engine_config.keys)) or "none"
-    if not quiet:
-        print(
-            f"cuzk serve: listening on {server_config.listen} "
-            f"(backend {engine_config.profile.backend}, keys {keys}, "
-            f"pipeline {'on' if engine_config.pipeline else 'off'})",
-            file=sys.stderr,
-            flush=True,
-        )
+    print(
+        f"cuzk serve: listening on {address} "
+        f"(backend {engine_config.profile.backend}, keys {keys}, "
+        f"pipeline {'on' if engine_config.pipeline else 'off'})",
+        file=sys.stderr,
+        flush=True,
+    )
     stop.wait()
     server.stop(GRACE_S).wait()
     engine.shutdown()
