@@ -71,7 +71,7 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 "5",
                 "--out",
                 str(out),
-            ]  # fmt: skip
+            ]
         )
         assert code == 0
         made[f"d{depth}"] = out
@@ -98,8 +98,14 @@ def _verified(engine: Engine, job_id: str) -> None:
 
 def test_scheduler_runs_priorities_first_then_submission_order():
     scheduler = Scheduler(max_queued=10, max_batch_size=1, max_batch_wait_ms=0)
-    order = [("a", Priority.LOW), ("b", Priority.NORMAL), ("c", Priority.CRITICAL),
-             ("d", Priority.HIGH), ("e", Priority.CRITICAL), ("f", Priority.NORMAL)]  # fmt: skip
+    order = [
+        ("a", Priority.LOW),
+        ("b", Priority.NORMAL),
+        ("c", Priority.CRITICAL),
+        ("d", Priority.HIGH),
+        ("e", Priority.CRITICAL),
+        ("f", Priority.NORMAL),
+    ]
     for seq, (job, priority) in enumerate(order):
         scheduler.push(QueuedJob.make(job, "k", priority, seq))
     taken = [scheduler.next_batch()[0].job_id for _ in order]
@@ -197,7 +203,7 @@ def test_check_key_names_a_missing_or_corrupt_key(tmp_path, keys):
     for name in ("params.bin", "circuit.json"):
         (broken / name).write_bytes((keys["d1"] / name).read_bytes())
     (broken / "vk.bin").write_bytes((keys["d1"] / "vk.bin").read_bytes()[:100])
-    with pytest.raises(FormatError, match="vk.bin"):
+    with pytest.raises(FormatError, match=r"vk\.bin"):
         check_key("broken", KeyKind.PARAMS, broken)
 
 
@@ -257,9 +263,12 @@ def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys,
     trace = tmp_path / "trace.jsonl"
     slow = "[debug.sleep_ms]\nmsm_h = 150\n"  # a backend phase long enough to overlap
     config = _config(
-        tmp_path, {"d1": keys["d1"]}, pipeline=pipeline, trace_path=trace,
+        tmp_path,
+        {"d1": keys["d1"]},
+        pipeline=pipeline,
+        trace_path=trace,
         profile=_profile(tmp_path, slow),
-    )  # fmt: skip
+    )
     engine = Engine(config)
     engine.start()
     try:

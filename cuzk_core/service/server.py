@@ -261,19 +261,25 @@ def _claim_socket(path: Path) -> None:
     raise ConfigError(f"another daemon is listening on {path}")
 
 
+def check_listen(config: ServerConfig) -> str | None:
+    """The bearer token calls must carry (None: none needed), after checking that TCP has
+    one; done before anything starts, so a bad address or token file costs nothing."""
+    if config.token_file is not None:
+        return read_token(config.token_file)
+    if unix_path(config.listen) is None:
+        raise ConfigError(
+            f"--listen {config.listen}: TCP needs --token-file (or listen on a unix socket)"
+        )
+    return None
+
+
 def build_server(
-    engine: Engine, metrics: Metrics, config: ServerConfig
+    engine: Engine, metrics: Metrics, config: ServerConfig, token: str | None
 ) -> tuple[grpc.Server, str]:
     """A started server bound to ``config.listen`` and the address it is reached at (the real
     port for ``host:0``); a bad address is a one-line error."""
     sock = unix_path(config.listen)
-    interceptors = []
-    if config.token_file is not None:
-        interceptors.append(_BearerToken(read_token(config.token_file)))
-    elif sock is None:
-        raise ConfigError(
-            f"--listen {config.listen}: TCP needs --token-file (or listen on a unix socket)"
-        )
+    interceptors = [] if token is None else [_BearerToken(token)]
     options = [
         ("grpc.max_receive_message_length", config.max_request_bytes),
         ("grpc.max_send_message_length", config.max_request_bytes),
@@ -312,12 +318,13 @@ def build_server(
 def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
     """Run the daemon until SIGTERM or SIGINT; in-flight jobs finish before it exits. The
     line saying where it listens goes to stderr once it accepts calls."""
+    token = check_listen(server_config)
     metrics = Metrics()
     engine = Engine(engine_config, listener=metrics)
     stop = threading.Event()
-    engine.start()
     try:
-        server, address = build_server(engine, metrics, server_config)
+        engine.start()
+        server, address = build_server(engine, metrics, server_config, token)
     except BaseException:
         engine.shutdown()
         raise
