@@ -1,8 +1,8 @@
 """The job store: SQLite in WAL mode for job state and results, a spool folder for inputs.
 
-Every accepted job is a committed row before its id is returned, so ``kill -9`` loses none. A
-result (proof, public inputs, timings) is written in the same transaction that marks the job
-done. On open, jobs left ``running`` by a crash are queued again, or failed with the reason
+Every accepted job is a committed (fsynced) row before its id is returned, so ``kill -9``, or
+a power loss, loses none. A result (proof, public inputs, timings) is written in the same
+fsynced transaction that marks the job done. On open, jobs left ``running`` by a crash are queued again, or failed with the reason
 once they have been started ``max_attempts`` times. Finished jobs are deleted, with their spool
 folders, ``result_ttl_s`` after they finished, or ``fetched_ttl_s`` after a client fetched them.
 """
@@ -95,15 +95,19 @@ class JobStore:
                 folder / DB_FILE, check_same_thread=False, isolation_level=None, timeout=30
             )
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")  # an accepted job survives power loss
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise CuzkError(f"{folder}: cannot open the job store there: {exc}") from None
         self._lock = threading.Lock()
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction; ``durable`` ones are fsynced before they return (acceptance,
+        results, endings), the others (attempt starts, fetch marks) only reach the WAL: a
+        process crash keeps them, a power loss may drop them, and the next durable commit
+        fsyncs them too."""
         with self._lock:
+            self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -212,7 +216,7 @@ class JobStore:
 
     def mark_running(self, job_id: str) -> bool:
         """Queued → running (one more attempt); False when it is no longer queued."""
-        with self._transaction() as db:
+        with self._transaction(durable=False) as db:
             cursor = db.execute(
                 "UPDATE jobs SET state = ?, attempts = attempts + 1, started_at = ? "
                 "WHERE job_id = ? AND state = ?",
@@ -259,7 +263,7 @@ class JobStore:
 
     def mark_fetched(self, job_id: str) -> None:
         """Note that a client received the job's final state (starts its ``fetched_ttl_s``)."""
-        with self._transaction() as db:
+        with self._transaction(durable=False) as db:
             db.execute(
                 "UPDATE jobs SET fetched_at = COALESCE(fetched_at, ?) WHERE job_id = ?",
                 (time.time(), job_id),
