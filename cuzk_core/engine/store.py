@@ -2,9 +2,10 @@
 
 Every accepted job is a committed (fsynced) row before its id is returned, so ``kill -9``, or
 a power loss, loses none. A result (proof, public inputs, timings) is written in the same
-fsynced transaction that marks the job done. On open, jobs left ``running`` by a crash are queued again, or failed with the reason
-once they have been started ``max_attempts`` times. Finished jobs are deleted, with their spool
-folders, ``result_ttl_s`` after they finished, or ``fetched_ttl_s`` after a client fetched them.
+fsynced transaction that marks the job done. On open, jobs left ``running`` by a crash are
+queued again, or failed with the reason once they have been started ``max_attempts`` times.
+Finished jobs are deleted, with their spool folders, ``result_ttl_s`` after they finished, or
+``fetched_ttl_s`` after a client fetched them.
 """
 
 from __future__ import annotations
