@@ -13,7 +13,6 @@ import contextlib
 import io
 import json
 import os
-import shutil
 import signal
 import socket
 import stat
@@ -629,57 +628,3 @@ def test_sigterm_drains_the_running_job(daemons, key):
         result = client.await_proof(job)
     _check_proof(result)
     assert result.attempts == 1  # finished before the daemon exited: not re-run
-
-
-@pytest.mark.skipif(shutil.which("node") is None, reason="the zkey test needs node and `npm ci`")
-def test_zkey_jobs_by_upload_and_by_path_under_the_roots(daemons, tmp_path):
-    """A snarkjs circuit through the daemon: the witness uploaded, then named by a path under
-    the input roots; snarkjs verifies both proofs; a path outside the roots is refused."""
-    sys.path.insert(0, str(REPO / "tests"))
-    from test_interop_snarkjs import build, snarkjs_verifies
-
-    built = build("poseidon_hash", tmp_path)
-    daemon = daemons(built.zkey, config=f"[inputs]\nroots = ['{tmp_path}']\n")
-    outputs = {}
-    for how, option in (("upload", "--wtns"), ("path", "--wtns-path")):
-        out = tmp_path / how
-        code = main(
-            [
-                "-q",
-                "client",
-                "prove",
-                "--addr",
-                daemon.address,
-                "--key",
-                "k",
-                option,
-                str(built.wtns),
-                "--out",
-                str(out),
-            ]
-        )
-        assert code == 0
-        assert (
-            main(
-                [
-                    "verify",
-                    "--vk",
-                    str(out / "vk.bin"),
-                    "--proof",
-                    str(out / "proof.bin"),
-                    "--public",
-                    str(out / "public.json"),
-                ]
-            )
-            == 0
-        )
-        outputs[how] = out
-    proof_json = tmp_path / "proof.json"
-    from cuzk_core.interop.snarkjs_json import proof_to_json
-
-    proof_json.write_text(
-        json.dumps(proof_to_json(files.read_proof(outputs["path"] / "proof.bin")))
-    )
-    assert snarkjs_verifies(built.vk, outputs["path"] / "public.json", proof_json)
-    with daemon.client() as client, pytest.raises(ServiceError, match="outside the input roots"):
-        client.submit(pb.SubmitProofRequest(key_id="k", witness_path="/etc/hostname"))
