@@ -251,7 +251,7 @@ def test_store_sweeps_fetched_and_expired_results(tmp_path):
 def _overlaps_across_jobs(trace: Path) -> list[tuple[str, str, float]]:
     """(synthesis span, other job's span, ms) for synthesis beside another job's phases."""
     found = []
-    for first, second, ms in overlaps(read_trace(trace)):
+    for first, second, ms in overlaps(read_trace(trace).spans):
         for a, b in ((first, second), (second, first)):
             if a.name.startswith("synthesis ") and a.name.split()[1] != b.name.split()[1]:
                 found.append((a.name, b.name, ms))

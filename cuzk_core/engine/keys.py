@@ -16,9 +16,11 @@ import attrs
 from cuzk_core.backend import Backend
 from cuzk_core.errors import FormatError
 from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.key_cache import beside
+from cuzk_core.groth16.key_sources import ParamsFile, ZkeyFile, in_cache_dir
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
-from cuzk_core.groth16.qap import BELLPERSON, SNARKJS, QuotientConvention
-from cuzk_core.interop.zkey import Zkey, key_allocator
+from cuzk_core.groth16.qap import QuotientConvention
+from cuzk_core.interop.zkey import Zkey
 from cuzk_core.r1cs import R1CSMatrices
 
 
@@ -48,9 +50,17 @@ class KeySpec:
         """The file whose bytes are the bulk of the key."""
         return self.path / params_dir.PARAMS_FILE if self.kind is KeyKind.PARAMS else self.path
 
+    def loaded_file(self) -> Path:
+        """The file a load reads: the key's cache (beside it, else in the cache folder) once
+        one exists, else the key file itself."""
+        for cache in (beside(self.key_file), in_cache_dir(self.key_file)):
+            if cache.is_file():
+                return cache
+        return self.key_file
+
 
 @attrs.define(eq=False)
-class LoadedKey:
+class ResidentKey:
     """A key in memory: the proving key, its H convention, and (zkey) the constraint matrices."""
 
     spec: KeySpec
@@ -84,14 +94,17 @@ def check_key(key_id: str, kind: KeyKind, path: Path) -> KeySpec:
     return KeySpec(key_id, kind, path, path.stat().st_size, num_vars=zkey.header.num_vars)
 
 
-def load_key(spec: KeySpec, backend: Backend) -> LoadedKey:
-    """Read and check the whole key (a corrupt file is a :class:`FormatError` naming it)."""
+def load_key(spec: KeySpec, backend: Backend) -> ResidentKey:
+    """The whole key, through the key cache (converted once on first use) and placed as the
+    profile's ``key_storage`` says; a corrupt file is a :class:`FormatError` naming it."""
     if spec.kind is KeyKind.PARAMS:
-        pk = files.read_params(spec.key_file)
-        return LoadedKey(spec, pk, files.read_vk(spec.path / params_dir.VK_FILE), BELLPERSON)
+        params = ParamsFile(spec.key_file)
+        vk = files.read_vk(spec.path / params_dir.VK_FILE)
+        return ResidentKey(spec, params.load(backend), vk, params.convention)
     zkey = Zkey(spec.path)
-    pk = zkey.proving_key(key_allocator(backend))
-    return LoadedKey(spec, pk, pk.vk, SNARKJS, matrices=zkey.matrices())
+    source = ZkeyFile(zkey)
+    pk = source.load(backend)
+    return ResidentKey(spec, pk, pk.vk, source.convention, matrices=zkey.matrices())
 
 
 def read_verifying_key(spec: KeySpec) -> VerifyingKey:

@@ -12,10 +12,10 @@ import numpy as np
 from cuzk_core.backend import Backend
 from cuzk_core.circuits import get_circuit
 from cuzk_core.engine.jobs import JobError, JobInput
-from cuzk_core.engine.keys import KeyKind, KeySpec, LoadedKey
+from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey
 from cuzk_core.errors import FormatError
 from cuzk_core.groth16.prover import ProofResult, prove
-from cuzk_core.groth16.qap import with_input_rows
+from cuzk_core.groth16.sources import Assignment, LoadedKey, R1CSWitness
 from cuzk_core.interop.wtns import read_wtns
 from cuzk_core.progress import Progress
 from cuzk_core.r1cs import R1CSMatrices
@@ -28,7 +28,6 @@ class Prepared:
 
     witness: np.ndarray
     matrices: R1CSMatrices | None
-    has_c: bool
 
 
 def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prepared:
@@ -46,7 +45,7 @@ def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prep
             message = exc.args[0] if exc.args else str(exc)
             raise JobError(f"circuit {spec.circuit['circuit']!r}: {message}") from None
         synthesized = backend.synthesize(circuit)
-        return Prepared(synthesized.witness, synthesized.matrices, has_c=True)
+        return Prepared(synthesized.witness, synthesized.matrices)
     if job_input.witness_path is None:
         raise JobError(f"key {spec.key_id!r} is a zkey: the job needs a witness (.wtns)")
     witness = read_wtns(job_input.witness_path)
@@ -55,28 +54,33 @@ def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prep
             f"{job_input.witness_path}: the witness has {len(witness)} values, the key "
             f"{spec.key_id!r} has {spec.num_vars} (a witness for another circuit?)"
         )
-    return Prepared(witness, None, has_c=False)
+    return Prepared(witness, None)
+
+
+@attrs.frozen(eq=False)
+class _KeyRows:
+    """A witness proven against rows the resident key holds (a zkey's A and B, input rows
+    included, no C): parsed once when the key was loaded, not once a proof."""
+
+    matrices: R1CSMatrices
+    witness: np.ndarray
+
+    def assign(self, backend: Backend) -> Assignment:
+        """The key's rows and the witness (unchecked: there are no C rows)."""
+        return Assignment(self.matrices, self.witness, has_c=False)
 
 
 def prove_prepared(
     backend: Backend,
     prepared: Prepared,
-    key: LoadedKey,
+    key: ResidentKey,
     seed: int | None,
     progress: Progress,
 ) -> ProofResult:
-    """Stage 2: the proof of a prepared job under a loaded key (the adapter over prove())."""
+    """Stage 2: the proof of a prepared job under a resident key (the adapter over prove())."""
     if prepared.matrices is not None:
-        matrices = with_input_rows(prepared.matrices)
+        source = R1CSWitness(prepared.matrices, prepared.witness)
     else:
         assert key.matrices is not None
-        matrices = key.matrices
-    return prove(
-        backend,
-        lambda: (matrices, prepared.witness),
-        lambda: key.pk,
-        seed=seed,
-        progress=progress,
-        convention=key.convention,
-        has_c=prepared.has_c,
-    )
+        source = _KeyRows(key.matrices, prepared.witness)
+    return prove(backend, source, LoadedKey(key.pk, key.convention), seed=seed, progress=progress)

@@ -1,9 +1,10 @@
 """Which keys stay in memory: hot, warm or cold under a byte budget, evicted least recently used.
 
-HOT: the key is parsed in host memory (and, under a ``key_storage = "device"`` profile, its bases
-stay on the device for as long as the host key lives). WARM: the key file is mapped read-only
-with ``MADV_WILLNEED``, so reloading reads the page cache rather than the disk; the OS may still
-reclaim those pages, so warm bytes are not counted against the budget. COLD: on disk only.
+HOT: the key is loaded as the profile's ``key_storage`` says (host memory, a map of its cache,
+or on the device, where its bases stay for as long as the host key lives). WARM: the file a
+load reads (the key's cache once it exists) is mapped read-only with ``MADV_WILLNEED``, so a
+reload reads the page cache rather than the disk; the OS may still reclaim those pages, so warm
+bytes are not counted against the budget. COLD: on disk only.
 
 Only hot bytes count against ``budget_bytes``. Making room demotes the least recently used hot
 key that no job holds to warm; a key a job holds (a lease) is never evicted.
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
-from cuzk_core.engine.keys import KeySpec, LoadedKey
+from cuzk_core.engine.keys import KeySpec, ResidentKey
 from cuzk_core.errors import CuzkError
 
 MIB = 1 << 20
@@ -61,7 +62,7 @@ class KeyStatus:
 @attrs.define(eq=False)
 class _Entry:
     spec: KeySpec
-    loaded: LoadedKey | None = None
+    loaded: ResidentKey | None = None
     mapping: mmap.mmap | None = None
     refs: int = 0
     loading: bool = False
@@ -85,7 +86,7 @@ class _Entry:
 class Lease:
     """A key held for one job: it stays hot until the lease ends."""
 
-    key: LoadedKey
+    key: ResidentKey
     load_ms: float
     """Time this acquisition spent loading the key (0 when it was hot)."""
 
@@ -101,7 +102,7 @@ class KeyResidency:
         self,
         specs: dict[str, KeySpec],
         budget_bytes: int,
-        load: Callable[[KeySpec], LoadedKey],
+        load: Callable[[KeySpec], ResidentKey],
         on_load: Callable[[str, float, int], None] | None = None,
         on_evict: Callable[[str, int], None] | None = None,
     ) -> None:
@@ -279,7 +280,7 @@ class KeyResidency:
 def _map_warm(spec: KeySpec) -> mmap.mmap | None:
     """Map the key file read-only and ask the OS to read it in (None for an empty file)."""
     try:
-        with spec.key_file.open("rb") as f:
+        with spec.loaded_file().open("rb") as f:
             mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None  # a vanished or empty file stays cold; loading it will say what is wrong
