@@ -1,8 +1,8 @@
 """``cuzk serve``, ``cuzk client …`` and ``cuzk bench single|batch|stress``.
 
 :mod:`cuzk_core.cli.parser` registers these through :func:`add_serve_parser`,
-:func:`add_client_parser` and :func:`add_daemon_bench_parsers`. gRPC is imported only when one of them runs, so cuzk without
-the ``serve`` extra still works.
+:func:`add_client_parser` and :func:`add_daemon_bench_parsers`. gRPC is imported only when
+one of them runs, so cuzk without the ``serve`` extra still works.
 """
 
 from __future__ import annotations
