@@ -191,6 +191,7 @@ def test_generated_code_matches_the_proto(tmp_path):
             "grpc_tools.protoc",
             "-I.",
             "--python_out=.",
+            "--pyi_out=.",
             "--grpc_python_out=.",
             str(proto),
         ],
@@ -200,7 +201,7 @@ def test_generated_code_matches_the_proto(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    for name in ("cuzk_pb2.py", "cuzk_pb2_grpc.py"):
+    for name in ("cuzk_pb2.py", "cuzk_pb2.pyi", "cuzk_pb2_grpc.py"):
         regenerated = (tmp_path / proto.parent / name).read_text()
         assert regenerated == (REPO / proto.parent / name).read_text(), f"{name} is stale"
 

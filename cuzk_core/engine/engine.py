@@ -189,8 +189,8 @@ class Engine:
         """Stop taking jobs from the queue, finish the ones in flight, close the store."""
         self._stopping.set()
         self.scheduler.close()
-        synthesis, prover, sweeper = self._threads or (None, None, None)
-        if synthesis is not None:
+        if self._threads:
+            synthesis, prover, sweeper = self._threads
             synthesis.join()
             self._handoff.put(None)
             prover.join()

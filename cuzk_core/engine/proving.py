@@ -15,7 +15,7 @@ from cuzk_core.engine.jobs import JobError, JobInput
 from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey
 from cuzk_core.errors import FormatError
 from cuzk_core.groth16.prover import ProofResult, prove
-from cuzk_core.groth16.sources import Assignment, LoadedKey, R1CSWitness
+from cuzk_core.groth16.sources import Assignment, LoadedKey, R1CSWitness, WitnessSource
 from cuzk_core.interop.wtns import read_wtns
 from cuzk_core.progress import Progress
 from cuzk_core.r1cs import R1CSMatrices
@@ -78,6 +78,7 @@ def prove_prepared(
     progress: Progress,
 ) -> ProofResult:
     """Stage 2: the proof of a prepared job under a resident key (the adapter over prove())."""
+    source: WitnessSource
     if prepared.matrices is not None:
         source = R1CSWitness(prepared.matrices, prepared.witness)
     else:

@@ -52,7 +52,7 @@ class Client:
     ) -> None:
         self.address = address or default_address()
         token_file = token_file or os.environ.get(TOKEN_ENV)
-        self._metadata = ()
+        self._metadata: tuple[tuple[str, str], ...] = ()
         if token_file:
             self._metadata = (("authorization", f"Bearer {read_token(Path(token_file))}"),)
         options = [
