@@ -45,7 +45,7 @@ FASTCPU = "fastcpu"
 
 
 def _profile(tmp: Path, extra: str = "") -> Path:
-    path = tmp / "profile.toml"
+    path = tmp / ("slow.toml" if extra else "profile.toml")
     path.write_text(f'extends = "cpu"\nbackend = "{FASTCPU}"\n{extra}')
     return path
 
@@ -81,7 +81,8 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def _config(tmp: Path, keys: dict[str, Path], **changes) -> EngineConfig:
     specs = {name: check_key(name, KeyKind.PARAMS, path) for name, path in keys.items()}
     settings = {"budget_bytes": 1 << 30, **changes}
-    profile = load_profile(str(settings.pop("profile", _profile(tmp))))
+    chosen = settings.pop("profile", None)
+    profile = load_profile(str(chosen if chosen is not None else _profile(tmp)))
     return EngineConfig(state_dir=tmp / "state", profile=profile, keys=specs, **settings)
 
 

@@ -515,7 +515,6 @@ def test_a_zkey_whose_vk_point_is_outside_the_subgroup_is_refused(circuits, tmp_
     assert code == 2 and "alpha_1 is not in the prime-order subgroup" in stderr
 
 
-
 def test_the_daemon_proves_a_zkey_by_upload_and_by_path_under_its_roots(circuits, tmp_path):
     """``cuzk serve`` with a zkey key: the witness uploaded, then named by a path under the
     input roots; cuzk and snarkjs verify the proofs; a path outside the roots is refused."""

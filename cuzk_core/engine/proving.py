@@ -15,23 +15,33 @@ from cuzk_core.engine.jobs import JobError, JobInput
 from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey
 from cuzk_core.errors import FormatError
 from cuzk_core.groth16.prover import ProofResult, prove
-from cuzk_core.groth16.sources import Assignment, LoadedKey, R1CSWitness, WitnessSource
+from cuzk_core.groth16.sources import Assignment, LoadedKey, NativeCircuit
 from cuzk_core.interop.wtns import read_wtns
 from cuzk_core.progress import Progress
-from cuzk_core.r1cs import R1CSMatrices
 
 
 @attrs.frozen(eq=False)
 class Prepared:
-    """A synthesized job: the witness, and the matrices without input rows when the circuit
-    made them (a zkey's own matrices come with the loaded key instead)."""
+    """Stage 1's output: the whole assignment when the job's circuit makes its rows (an
+    embedded circuit), else the witness alone (a zkey, whose rows the resident key holds)."""
 
     witness: np.ndarray
-    matrices: R1CSMatrices | None
+    assignment: Assignment | None
+
+
+@attrs.frozen(eq=False)
+class _Assigned:
+    """A witness source whose assignment is made already (by stage 1, or from the key)."""
+
+    assignment: Assignment
+
+    def assign(self, backend: Backend) -> Assignment:
+        """The assignment itself."""
+        return self.assignment
 
 
 def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prepared:
-    """Stage 1: the job's witness (and matrices), from its input, without the key's points."""
+    """Stage 1: the job's witness (and rows), from its input, without the key's points."""
     if spec.kind is KeyKind.PARAMS:
         if job_input.witness_path is not None:
             raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
@@ -44,8 +54,8 @@ def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prep
         except (KeyError, TypeError, ValueError) as exc:
             message = exc.args[0] if exc.args else str(exc)
             raise JobError(f"circuit {spec.circuit['circuit']!r}: {message}") from None
-        synthesized = backend.synthesize(circuit)
-        return Prepared(synthesized.witness, synthesized.matrices)
+        assignment = NativeCircuit(circuit).assign(backend)
+        return Prepared(assignment.witness, assignment)
     if job_input.witness_path is None:
         raise JobError(f"key {spec.key_id!r} is a zkey: the job needs a witness (.wtns)")
     witness = read_wtns(job_input.witness_path)
@@ -57,19 +67,6 @@ def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prep
     return Prepared(witness, None)
 
 
-@attrs.frozen(eq=False)
-class _KeyRows:
-    """A witness proven against rows the resident key holds (a zkey's A and B, input rows
-    included, no C): parsed once when the key was loaded, not once a proof."""
-
-    matrices: R1CSMatrices
-    witness: np.ndarray
-
-    def assign(self, backend: Backend) -> Assignment:
-        """The key's rows and the witness (unchecked: there are no C rows)."""
-        return Assignment(self.matrices, self.witness, has_c=False)
-
-
 def prove_prepared(
     backend: Backend,
     prepared: Prepared,
@@ -78,10 +75,9 @@ def prove_prepared(
     progress: Progress,
 ) -> ProofResult:
     """Stage 2: the proof of a prepared job under a resident key (the adapter over prove())."""
-    source: WitnessSource
-    if prepared.matrices is not None:
-        source = R1CSWitness(prepared.matrices, prepared.witness)
-    else:
+    assignment = prepared.assignment
+    if assignment is None:  # a zkey's A and B rows, input rows included; no C rows
         assert key.matrices is not None
-        source = _KeyRows(key.matrices, prepared.witness)
+        assignment = Assignment(key.matrices, prepared.witness, has_c=False)
+    source = _Assigned(assignment)
     return prove(backend, source, LoadedKey(key.pk, key.convention), seed=seed, progress=progress)
