@@ -80,6 +80,8 @@ COMMAND_ARGS = {
     "bench": ["bench", "msm", "--size", "2^8"],
     "trace": ["trace", "show", "t.jsonl"],
     "cache": ["cache", "list"],
+    "serve": ["serve", "--key", "k=params", "--pipeline", "off"],
+    "client": ["client", "status", "--addr", "unix:///tmp/cuzk.sock"],
 }
 
 

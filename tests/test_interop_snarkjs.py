@@ -31,7 +31,7 @@ from cuzk_core.groth16.qap import SNARKJS, with_input_rows
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.interop.fields import BN128_Q, BN128_R
 from cuzk_core.interop.r1cs import read_r1cs
-from cuzk_core.interop.snarkjs_json import vk_to_json
+from cuzk_core.interop.snarkjs_json import proof_to_json, vk_to_json
 from cuzk_core.interop.zkey import Zkey
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import KeyStorage
@@ -513,3 +513,34 @@ def test_a_zkey_whose_vk_point_is_outside_the_subgroup_is_refused(circuits, tmp_
     assert not (tmp_path / "k.cuzkkey").exists()
     code, _, stderr = cuzk("prove", "--zkey", bad, "--wtns", built.wtns, "--out", tmp_path / "o")
     assert code == 2 and "alpha_1 is not in the prime-order subgroup" in stderr
+
+
+def test_the_daemon_proves_a_zkey_by_upload_and_by_path_under_its_roots(circuits, tmp_path):
+    """``cuzk serve`` with a zkey key: the witness uploaded, then named by a path under the
+    input roots; cuzk and snarkjs verify the proofs; a path outside the roots is refused."""
+    pytest.importorskip("grpc")
+    from test_service import Daemon
+
+    from cuzk_core.groth16 import files
+    from cuzk_core.service.client import ServiceError
+    from cuzk_core.service.proto import cuzk_pb2 as pb
+
+    built = circuits["poseidon_hash"]
+    daemon = Daemon(tmp_path, built.zkey, config=f"[inputs]\nroots = ['{built.folder}']\n")
+    try:
+        daemon.start()
+        for how, option in (("upload", "--wtns"), ("path", "--wtns-path")):
+            out = tmp_path / how
+            code, _, err = cuzk("client", "prove", "--addr", daemon.address, "--key", "k",
+                                option, built.wtns, "--out", out)  # fmt: skip
+            assert code == 0, err
+            code, stdout, _ = cuzk("verify", "--vk", out / "vk.bin", "--proof", out / "proof.bin",
+                                   "--public", out / "public.json")  # fmt: skip
+            assert (code, stdout) == (0, "valid\n")
+            proof_json = out / "proof.json"
+            proof_json.write_text(json.dumps(proof_to_json(files.read_proof(out / "proof.bin"))))
+            assert snarkjs_verifies(built.vk, out / "public.json", proof_json)
+        with daemon.client() as client, pytest.raises(ServiceError, match="outside the input"):
+            client.submit(pb.SubmitProofRequest(key_id="k", witness_path="/etc/hostname"))
+    finally:
+        daemon.stop()

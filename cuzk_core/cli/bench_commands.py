@@ -66,8 +66,9 @@ def add_bench_parser(
     sub: argparse._SubParsersAction,
     add_circuit_options: Callable[[argparse.ArgumentParser], None],
     seed: Callable[[str], int],
-) -> None:
-    """Register ``bench msm|ntt|synth|prove|compare|isolate``."""
+) -> argparse._SubParsersAction:
+    """Register ``bench msm|ntt|synth|prove|compare|isolate``; returns the bench sub-parsers
+    (``cuzk_core.cli.serve_commands`` adds the daemon benches there)."""
     bench = sub.add_parser("bench", help="time one phase alone, A/B profiles, compare results")
     actions = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")
 
@@ -139,6 +140,7 @@ def add_bench_parser(
     )
     _add_prove_options(isolate, add_circuit_options, seed)
     isolate.set_defaults(handler=bench_isolate)
+    return actions
 
 
 def _add_output_option(parser: argparse.ArgumentParser) -> None:

@@ -253,9 +253,10 @@ def _profile(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None
 
 
 def _bench(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
-    from cuzk_core.cli import bench_commands
+    from cuzk_core.cli import bench_commands, serve_commands
 
-    bench_commands.add_bench_parser(sub, _add_circuit_options, _seed)
+    actions = bench_commands.add_bench_parser(sub, _add_circuit_options, _seed)
+    serve_commands.add_daemon_bench_parsers(actions, _seed)
 
 
 def _trace(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
@@ -270,6 +271,18 @@ def _cache(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
     cache_commands.add_cache_parser(sub)
 
 
+def _serve(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
+    from cuzk_core.cli import serve_commands
+
+    serve_commands.add_serve_parser(sub, name, text)
+
+
+def _client(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
+    from cuzk_core.cli import serve_commands
+
+    serve_commands.add_client_parser(sub, name, text, _seed)
+
+
 COMMANDS: dict[str, tuple[str, Register]] = {
     "prove": ("make a proof (default: the embedded circuit)", _prove),
     "setup": ("generate Groth16 parameters for a circuit", _setup),
@@ -282,6 +295,8 @@ COMMANDS: dict[str, tuple[str, Register]] = {
     "bench": ("time one phase alone, A/B profiles, compare results", _bench),
     "trace": ("inspect span traces from `cuzk prove --trace`", _trace),
     "cache": ("list or clear key caches, generated parameters and compiled circuits", _cache),
+    "serve": ("run the proving daemon (gRPC)", _serve),
+    "client": ("talk to a running daemon", _client),
 }
 """Every sub-command: its one-line help and the function that registers its arguments."""
 

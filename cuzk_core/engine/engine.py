@@ -1,0 +1,464 @@
+"""The proving engine: a job store, a scheduler, key residency and a two-stage pipeline.
+
+Stage 1 (a CPU thread) takes the next job and synthesizes it; stage 2 (another thread) leases
+the job's key and runs the backend's phases. With ``pipeline`` on, synthesis of job N+1 runs
+while job N is in stage 2; with it off, a job starts only when the one before has finished (the
+A/B baseline). The engine is a library: the gRPC service and the CLI are thin layers over it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cuzk_core.backend import Backend
+from cuzk_core.engine.jobs import (
+    JobCancelled,
+    JobError,
+    JobRecord,
+    JobRequest,
+    JobState,
+    PathRefused,
+    PhaseTimings,
+    Ticket,
+    UnknownJob,
+)
+from cuzk_core.engine.keys import KeySpec, ResidentKey, load_key, read_verifying_key
+from cuzk_core.engine.proving import Prepared, prove_prepared, synthesize_job
+from cuzk_core.engine.residency import KeyResidency, KeyStatus
+from cuzk_core.engine.scheduler import QueuedJob, Scheduler
+from cuzk_core.engine.store import JobStore
+from cuzk_core.errors import CuzkError
+from cuzk_core.groth16.keys import VerifyingKey
+from cuzk_core.plugins import Plugins, load_plugins
+from cuzk_core.profile import Profile
+from cuzk_core.progress import NullProgress
+from cuzk_core.timing import Timer
+
+SYNTHESIS = "synthesis"
+KEY_LOAD = "load_params"
+SWEEP_INTERVAL_S = 30.0
+
+
+@attrs.frozen
+class EngineConfig:
+    """Everything an engine needs; :mod:`cuzk_core.service.config` builds it from TOML."""
+
+    state_dir: Path
+    profile: Profile
+    keys: dict[str, KeySpec]
+    budget_bytes: int
+    preload: tuple[str, ...] = ()
+    pipeline: bool = True
+    max_batch_size: int = 8
+    max_batch_wait_ms: float = 0.0
+    max_queued: int = 1000
+    max_attempts: int = 3
+    result_ttl_s: float = 86400.0
+    fetched_ttl_s: float = 600.0
+    input_roots: tuple[Path, ...] = ()
+    trace_path: Path | None = None
+
+
+class EngineListener:
+    """Told what the engine does (the service's metrics); every method is a no-op here."""
+
+    def job_submitted(self, record: JobRecord) -> None:
+        """A new job was accepted."""
+
+    def job_finished(self, record: JobRecord) -> None:
+        """A job reached a final state."""
+
+    def key_loaded(self, key_id: str, ms: float, nbytes: int) -> None:
+        """A key became hot."""
+
+    def key_evicted(self, key_id: str, nbytes: int) -> None:
+        """A hot key was demoted to make room."""
+
+
+@attrs.frozen
+class EngineStatus:
+    """A snapshot for GetStatus."""
+
+    backend: str
+    pipeline: bool
+    queued: int
+    running: int
+    counts: dict[JobState, int]
+    keys: list[KeyStatus]
+    budget_bytes: int
+    hot_bytes: int
+    uptime_s: float
+
+
+@attrs.define(eq=False)
+class _Live:
+    """A job between stage 1 and its end: its timer, where that sits on the engine's clock."""
+
+    record: JobRecord
+    timer: Timer
+    offset_s: float
+    started_at: float
+
+
+class _CancelPoint(NullProgress):
+    """The prover's progress steps as cancellation points: a cancelled job stops at the next."""
+
+    def __init__(self, cancelled: set[str], job_id: str) -> None:
+        super().__init__()
+        self._cancelled = cancelled
+        self._job_id = job_id
+
+    def step(self, name: str, amount: int = 1) -> None:
+        """Raise :class:`JobCancelled` once the job has been cancelled."""
+        if self._job_id in self._cancelled:
+            raise JobCancelled(name)
+
+
+class Engine:
+    """Accepts jobs, runs them in priority order on the profile's backend, keeps the results."""
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        plugins: Plugins | None = None,
+        listener: EngineListener | None = None,
+    ) -> None:
+        self.config = config
+        self.listener = listener or EngineListener()
+        self._plugins = plugins or load_plugins()
+        self._setup_backend = self._plugins.backend(config.profile, Timer(level=0))
+        self.store = JobStore(config.state_dir)
+        self.scheduler = Scheduler(
+            config.max_queued, config.max_batch_size, config.max_batch_wait_ms
+        )
+        self.residency = KeyResidency(
+            config.keys,
+            config.budget_bytes,
+            self._load_key,
+            on_load=self.listener.key_loaded,
+            on_evict=self.listener.key_evicted,
+        )
+        self._roots = tuple(root.resolve() for root in config.input_roots)
+        self._slots = threading.Semaphore(2 if config.pipeline else 1)
+        self._handoff: queue.Queue[tuple[_Live, Backend, Prepared] | None] = queue.Queue()
+        self._live: dict[str, _Live] = {}
+        self._cancelled: set[str] = set()
+        self._lock = threading.Lock()
+        self._finished = threading.Condition()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._origin = time.perf_counter()
+        self._started = time.monotonic()
+        self._vks: dict[str, VerifyingKey] = {}
+        self._trace_lock = threading.Lock()
+
+    def _load_key(self, spec: KeySpec) -> ResidentKey:
+        return load_key(spec, self._setup_backend)
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Recover the store after a crash, preload the configured keys, start the stages."""
+        for job_id in self.store.recover(self.config.max_attempts):
+            record = self.store.get(job_id)
+            if record is not None:
+                self.listener.job_finished(record)
+        for record, seq in self.store.queued():
+            job = QueuedJob.make(record.job_id, record.key_id, record.priority, seq)
+            self.scheduler.push(job, force=True)
+        for key_id in self.config.preload:
+            self.residency.preload(key_id)
+        for name, target in (
+            ("cuzk-synthesis", self._synthesis_loop),
+            ("cuzk-prover", self._prover_loop),
+            ("cuzk-sweeper", self._sweep_loop),
+        ):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def shutdown(self) -> None:
+        """Stop taking jobs from the queue, finish the ones in flight, close the store."""
+        self._stopping.set()
+        self.scheduler.close()
+        if self._threads:
+            synthesis, prover, sweeper = self._threads
+            synthesis.join()
+            self._handoff.put(None)
+            prover.join()
+            sweeper.join()
+        with self._finished:
+            self._finished.notify_all()
+        self.residency.close()
+        self.store.close()
+
+    # ------------------------------------------------------------ requests
+
+    def submit(self, request: JobRequest) -> Ticket:
+        """Accept a job (durably) or refuse it: unknown key, bad input, or the queue is full."""
+        spec = self.residency.spec(request.key_id)
+        if request.witness_upload is not None and request.input.witness_path is not None:
+            raise JobError("send the witness as an upload or as a path, not both")
+        if request.input.witness_path is not None:
+            path = self._under_roots(request.input.witness_path)
+            request = attrs.evolve(request, input=attrs.evolve(request.input, witness_path=path))
+        if spec.circuit is not None and (
+            request.witness_upload is not None or request.input.witness_path is not None
+        ):
+            raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
+        if request.idempotency_key is not None:
+            existing = self.store.get_by_idempotency(request.idempotency_key)
+            if existing is not None:
+                return Ticket(existing.job_id, False, 0)
+        self.scheduler.check_room()
+        record, created, seq = self.store.insert(request)
+        if not created:
+            return Ticket(record.job_id, False, 0)
+        position = self.scheduler.push(
+            QueuedJob.make(record.job_id, record.key_id, record.priority, seq), force=True
+        )
+        self.listener.job_submitted(record)
+        return Ticket(record.job_id, True, position)
+
+    def _under_roots(self, path: str) -> str:
+        if not self._roots:
+            raise PathRefused(
+                f"input path {path!r} refused: this daemon has no input roots (upload the file)"
+            )
+        resolved = Path(path).resolve()
+        if not any(resolved.is_relative_to(root) for root in self._roots):
+            roots = ", ".join(str(r) for r in self._roots)
+            raise PathRefused(f"input path {path!r} is outside the input roots ({roots})")
+        return str(resolved)
+
+    def get(self, job_id: str) -> JobRecord:
+        """The job's current record, or :class:`JobError` when unknown."""
+        record = self.store.get(job_id)
+        if record is None:
+            raise UnknownJob(f"unknown job {job_id!r} (never submitted, or its result expired)")
+        return record
+
+    def await_job(
+        self, job_id: str, timeout_s: float | None = None, abandon: threading.Event | None = None
+    ) -> JobRecord:
+        """The job once final (marked fetched), or its current record when ``timeout_s``
+        passes, ``abandon`` is set (the client went away) or the engine stops."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        with self._finished:
+            while True:
+                record = self.get(job_id)
+                if record.state.final:
+                    self.store.mark_fetched(job_id)
+                    return record
+                left = 0.5 if deadline is None else deadline - time.monotonic()
+                if left <= 0 or self._stopping.is_set() or (abandon and abandon.is_set()):
+                    return record
+                self._finished.wait(min(left, 0.5))
+
+    def cancel(self, job_id: str) -> tuple[JobRecord, bool]:
+        """Cancel a job: (its record, whether it had started). A queued job ends at once; a
+        running one at its next phase boundary. A final job is left as it is."""
+        record = self.get(job_id)
+        if record.state.final:
+            return record, False
+        with self._lock:
+            self._cancelled.add(job_id)
+            running = job_id in self._live
+        if self.scheduler.remove(job_id):
+            self._end(job_id, JobState.CANCELLED, "cancelled before it ran")
+            return self.get(job_id), False
+        return self.get(job_id), running
+
+    def verifying_key(self, key_id: str) -> VerifyingKey:
+        """The key's verifying key (read once)."""
+        spec = self.residency.spec(key_id)
+        if key_id not in self._vks:
+            self._vks[key_id] = read_verifying_key(spec)
+        return self._vks[key_id]
+
+    def preload(self, key_id: str) -> tuple[bool, float]:
+        """Make a key hot now: (whether it already was, load ms)."""
+        return self.residency.preload(key_id)
+
+    def evict(self, key_id: str) -> tuple[bool, int]:
+        """Drop a key to cold: (whether it was hot, bytes freed)."""
+        return self.residency.evict(key_id)
+
+    def status(self) -> EngineStatus:
+        """Queue, jobs and keys now."""
+        counts = self.store.counts()
+        return EngineStatus(
+            backend=self.config.profile.backend,
+            pipeline=self.config.pipeline,
+            queued=len(self.scheduler),
+            running=counts[JobState.RUNNING],
+            counts=counts,
+            keys=self.residency.status(),
+            budget_bytes=self.residency.budget_bytes,
+            hot_bytes=self.residency.hot_bytes(),
+            uptime_s=time.monotonic() - self._started,
+        )
+
+    # ------------------------------------------------------------ the stages
+
+    def _synthesis_loop(self) -> None:
+        while True:
+            batch = self.scheduler.next_batch()
+            if batch is None:
+                return
+            for queued in batch:
+                self._slots.acquire()
+                if self._stopping.is_set():  # the rest stay queued in the store
+                    self._slots.release()
+                    return
+                if not self._stage_one(queued):
+                    self._slots.release()
+
+    def _stage_one(self, queued: QueuedJob) -> bool:
+        """Synthesize one job and hand it to stage 2; False when it ended here instead."""
+        job_id = queued.job_id
+        if job_id in self._cancelled:
+            self._end(job_id, JobState.CANCELLED, "cancelled before it ran")
+            return False
+        if not self.store.mark_running(job_id):
+            return False
+        record = self.get(job_id)
+        timer = Timer()
+        live = _Live(record, timer, time.perf_counter() - self._origin, time.time())
+        with self._lock:
+            self._live[job_id] = live
+        backend = self._plugins.backend(self.config.profile, timer)
+        try:
+            spec = self.residency.spec(record.key_id)
+            with timer.span(SYNTHESIS, backend=backend.name):
+                prepared = synthesize_job(backend, spec, record.input)
+        except Exception as exc:
+            self._fail(live, exc)
+            return False
+        if job_id in self._cancelled:
+            self._finish_cancelled(live, "synthesis")
+            return False
+        self._handoff.put((live, backend, prepared))
+        return True
+
+    def _prover_loop(self) -> None:
+        while True:
+            item = self._handoff.get()
+            if item is None:
+                return
+            try:
+                self._stage_two(*item)
+            finally:
+                self._slots.release()
+
+    def _stage_two(self, live: _Live, backend: Backend, prepared: Prepared) -> None:
+        record = live.record
+        if record.job_id in self._cancelled:
+            self._finish_cancelled(live, "synthesis")
+            return
+        try:
+            with contextlib.ExitStack() as held:
+                with live.timer.span(KEY_LOAD, backend=backend.name):
+                    lease = held.enter_context(self.residency.lease(record.key_id))
+                result = prove_prepared(
+                    backend,
+                    prepared,
+                    lease.key,
+                    record.input.seed,
+                    _CancelPoint(self._cancelled, record.job_id),
+                )
+        except JobCancelled as stop:
+            self._finish_cancelled(live, str(stop))
+            return
+        except Exception as exc:
+            self._fail(live, exc)
+            return
+        finished = time.time()
+        timings = self._timings(live, finished)
+        self.store.finish(record.job_id, result.proof.to_bytes(), result.public_inputs, timings)
+        self._after(live)
+
+    # ------------------------------------------------------------ endings
+
+    def _timings(self, live: _Live, finished: float) -> PhaseTimings:
+        phases = live.timer.phase_totals()
+        synthesis = phases.get(SYNTHESIS, 0.0)
+        key_load = phases.get(KEY_LOAD, 0.0)
+        return PhaseTimings(
+            queue_wait_ms=(live.started_at - live.record.submitted_at) * 1000.0,
+            key_load_ms=key_load,
+            synthesis_ms=synthesis,
+            # A job's own phases run one after another, except B·G2 on CPU threads beside the
+            # G1 MSMs: the wall time of all of them, less synthesis and key load, counts that once.
+            gpu_ms=max(0.0, live.timer.wall_ms() - synthesis - key_load),
+            total_ms=(finished - live.record.submitted_at) * 1000.0,
+        )
+
+    def _fail(self, live: _Live, exc: Exception) -> None:
+        if isinstance(exc, CuzkError):
+            reason = str(exc)
+        else:
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+        self.store.end(live.record.job_id, JobState.FAILED, reason.splitlines()[0])
+        self._after(live)
+
+    def _finish_cancelled(self, live: _Live, where: str) -> None:
+        self.store.end(
+            live.record.job_id, JobState.CANCELLED, f"cancelled while running (after {where})"
+        )
+        self._after(live)
+
+    def _end(self, job_id: str, state: JobState, reason: str) -> None:
+        """End a job that never started (cancelled in the queue)."""
+        if self.store.end(job_id, state, reason):
+            record = self.get(job_id)
+            self.listener.job_finished(record)
+        with self._lock:
+            self._cancelled.discard(job_id)
+        with self._finished:
+            self._finished.notify_all()
+
+    def _after(self, live: _Live) -> None:
+        job_id = live.record.job_id
+        with self._lock:
+            self._live.pop(job_id, None)
+            self._cancelled.discard(job_id)
+        self._append_trace(live)
+        record = self.store.get(job_id)
+        if record is not None:
+            self.listener.job_finished(record)
+        with self._finished:
+            self._finished.notify_all()
+
+    def _append_trace(self, live: _Live) -> None:
+        """The job's spans on the engine's clock, named ``phase jJOB``, for ``cuzk trace show``."""
+        path = self.config.trace_path
+        if path is None:
+            return
+        tag = live.record.job_id[:6]
+        lines = []
+        for span in live.timer.spans:
+            record: dict[str, Any] = span.to_json()
+            record["name"] = f"{span.name} j{tag}"
+            if span.parent is not None:
+                record["parent"] = f"{span.parent} j{tag}"
+            record["start"] = round(span.start + live.offset_s, 6)
+            if span.end is not None:
+                record["end"] = round(span.end + live.offset_s, 6)
+            record["job"] = live.record.job_id
+            lines.append(json.dumps(record) + "\n")
+        with self._trace_lock, path.open("a") as f:
+            f.writelines(lines)
+
+    def _sweep_loop(self) -> None:
+        self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
+        while not self._stopping.wait(SWEEP_INTERVAL_S):
+            self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)

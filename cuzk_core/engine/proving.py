@@ -1,0 +1,83 @@
+"""The engine's two stages over cuzk's prover: synthesis (stage 1, CPU) and proving (stage 2).
+
+:func:`prove_prepared` is the one place that calls :func:`cuzk_core.groth16.prover.prove`, so a
+change of the prover's signature is a change here only.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from cuzk_core.backend import Backend
+from cuzk_core.circuits import get_circuit
+from cuzk_core.engine.jobs import JobError, JobInput
+from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey
+from cuzk_core.errors import FormatError
+from cuzk_core.groth16.prover import ProofResult, prove
+from cuzk_core.groth16.sources import Assignment, LoadedKey, NativeCircuit
+from cuzk_core.interop.wtns import read_wtns
+from cuzk_core.progress import Progress
+
+
+@attrs.frozen(eq=False)
+class Prepared:
+    """Stage 1's output: the whole assignment when the job's circuit makes its rows (an
+    embedded circuit), else the witness alone (a zkey, whose rows the resident key holds)."""
+
+    witness: np.ndarray
+    assignment: Assignment | None
+
+
+@attrs.frozen(eq=False)
+class _Assigned:
+    """A witness source whose assignment is made already (by stage 1, or from the key)."""
+
+    assignment: Assignment
+
+    def assign(self, backend: Backend) -> Assignment:
+        """The assignment itself."""
+        return self.assignment
+
+
+def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prepared:
+    """Stage 1: the job's witness (and rows), from its input, without the key's points."""
+    if spec.kind is KeyKind.PARAMS:
+        if job_input.witness_path is not None:
+            raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
+        assert spec.circuit is not None
+        knobs = {k: v for k, v in spec.circuit.items() if k != "circuit"}
+        if job_input.circuit_seed is not None:
+            knobs["seed"] = job_input.circuit_seed
+        try:
+            circuit = get_circuit(spec.circuit["circuit"], **knobs)
+        except (KeyError, TypeError, ValueError) as exc:
+            message = exc.args[0] if exc.args else str(exc)
+            raise JobError(f"circuit {spec.circuit['circuit']!r}: {message}") from None
+        assignment = NativeCircuit(circuit).assign(backend)
+        return Prepared(assignment.witness, assignment)
+    if job_input.witness_path is None:
+        raise JobError(f"key {spec.key_id!r} is a zkey: the job needs a witness (.wtns)")
+    witness = read_wtns(job_input.witness_path)
+    if len(witness) != spec.num_vars:
+        raise FormatError(
+            f"{job_input.witness_path}: the witness has {len(witness)} values, the key "
+            f"{spec.key_id!r} has {spec.num_vars} (a witness for another circuit?)"
+        )
+    return Prepared(witness, None)
+
+
+def prove_prepared(
+    backend: Backend,
+    prepared: Prepared,
+    key: ResidentKey,
+    seed: int | None,
+    progress: Progress,
+) -> ProofResult:
+    """Stage 2: the proof of a prepared job under a resident key (the adapter over prove())."""
+    assignment = prepared.assignment
+    if assignment is None:  # a zkey's A and B rows, input rows included; no C rows
+        assert key.matrices is not None
+        assignment = Assignment(key.matrices, prepared.witness, has_c=False)
+    source = _Assigned(assignment)
+    return prove(backend, source, LoadedKey(key.pk, key.convention), seed=seed, progress=progress)

@@ -1,0 +1,1 @@
+"""``cuzk serve`` and its clients: the engine behind gRPC (needs ``pip install 'cuzk[serve]'``)."""

@@ -1,0 +1,213 @@
+"""``cuzk-serve.toml``: where the daemon listens, its limits, its keys, and the engine's knobs.
+
+Every key is optional; command-line options override the file. Relative paths are taken from the
+file's folder. A wrong key, type or value is one line naming the file, the key and what is
+allowed (exit status 2)::
+
+    listen = "unix:///run/cuzk/cuzk.sock"   # or "127.0.0.1:9820" (needs token_file)
+    token_file = "/etc/cuzk/token"           # bearer token clients must send
+    state_dir = "/var/lib/cuzk"              # job store and spool
+    max_request_mib = 64                     # largest request (a witness upload) accepted
+    max_concurrent_rpcs = 256                # beyond this, calls get RESOURCE_EXHAUSTED
+    rpc_threads = 64                         # threads serving calls (awaits hold one each)
+
+    [engine]
+    pipeline = true          # synthesis of the next job beside the current job's backend phases
+    max_batch_size = 8       # same-key jobs run back to back under one key lease
+    max_batch_wait_ms = 0    # how long a short batch waits for more of its key
+    max_queued = 1000        # beyond this, SubmitProof gets RESOURCE_EXHAUSTED
+    max_attempts = 3         # a job the daemon died in this often fails instead of re-running
+    result_ttl_s = 86400     # unfetched results are kept this long
+    fetched_ttl_s = 600      # fetched results this long
+    trace = "trace.jsonl"    # every job's spans on one clock, for `cuzk trace show`
+
+    [residency]
+    budget_mib = 4096        # hot keys' memory
+    preload = ["porep"]      # made hot at start (a key that does not fit stops the start)
+
+    [keys.porep]
+    params = "keys/porep"    # a `cuzk setup` folder; or: zkey = "circuit_final.zkey"
+
+    [inputs]
+    roots = ["/data/witnesses"]  # witness paths clients may name; uploads need none
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from cuzk_core.cache import cache_dir
+from cuzk_core.engine import EngineConfig, KeyKind, check_key
+from cuzk_core.errors import CuzkError
+from cuzk_core.profile import Profile
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+MIB = 1 << 20
+
+
+class ConfigError(CuzkError):
+    """The daemon's configuration is unreadable or names a bad key, type or value."""
+
+
+@attrs.frozen
+class ServerConfig:
+    """How the daemon is reached and what it accepts."""
+
+    listen: str
+    token_file: Path | None
+    max_request_bytes: int
+    max_concurrent_rpcs: int
+    rpc_threads: int
+
+
+_TOP = {
+    "listen": str,
+    "token_file": str,
+    "state_dir": str,
+    "max_request_mib": "positive",
+    "max_concurrent_rpcs": "positive",
+    "rpc_threads": "positive",
+    "engine": dict,
+    "residency": dict,
+    "keys": dict,
+    "inputs": dict,
+}
+_ENGINE = {
+    "pipeline": bool,
+    "max_batch_size": "positive",
+    "max_batch_wait_ms": "nonnegative",
+    "max_queued": "positive",
+    "max_attempts": "positive",
+    "result_ttl_s": "positive",
+    "fetched_ttl_s": "positive",
+    "trace": str,
+}
+_RESIDENCY = {"budget_mib": "positive", "preload": list}
+_KEY = {"params": str, "zkey": str}
+_INPUTS = {"roots": list}
+
+
+def _check(table: dict[str, Any], schema: dict[str, Any], where: str, prefix: str) -> None:
+    for key, value in table.items():
+        dotted = f"{prefix}{key}"
+        if key not in schema:
+            allowed = ", ".join(sorted(schema))
+            raise ConfigError(f"{where}: unknown key {dotted!r} (allowed: {allowed})")
+        kind = schema[key]
+        if kind in ("positive", "nonnegative"):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            ok = ok and (value > 0 if kind == "positive" else value >= 0)
+            if not ok:
+                sign = "> 0" if kind == "positive" else "≥ 0"
+                raise ConfigError(f"{where}: {dotted} must be a number {sign}, got {value!r}")
+        elif not isinstance(value, kind):
+            raise ConfigError(
+                f"{where}: {dotted} must be a {kind.__name__}, got {type(value).__name__}"
+            )
+
+
+def read_config(path: Path | None) -> tuple[dict[str, Any], Path]:
+    """The checked TOML table of ``path`` (empty without one) and the folder paths are from."""
+    if path is None:
+        return {}, Path.cwd()
+    try:
+        table = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such configuration file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: unreadable: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    where = str(path)
+    _check(table, _TOP, where, "")
+    _check(table.get("engine", {}), _ENGINE, where, "engine.")
+    _check(table.get("residency", {}), _RESIDENCY, where, "residency.")
+    _check(table.get("inputs", {}), _INPUTS, where, "inputs.")
+    for key_id, entry in table.get("keys", {}).items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: keys.{key_id} must be a table with params or zkey")
+        _check(entry, _KEY, where, f"keys.{key_id}.")
+        if len(entry) != 1:
+            raise ConfigError(f"{where}: keys.{key_id} needs exactly one of params, zkey")
+    return table, path.parent
+
+
+def default_state_dir() -> Path:
+    """``$CUZK_STATE_DIR``, else the cache folder's ``serve``."""
+    explicit = os.environ.get("CUZK_STATE_DIR")
+    return Path(explicit) if explicit else cache_dir() / "serve"
+
+
+def build_configs(
+    table: dict[str, Any],
+    base: Path,
+    profile: Profile,
+    *,
+    listen: str | None = None,
+    token_file: str | None = None,
+    state_dir: str | None = None,
+    extra_keys: dict[str, Path] | None = None,
+) -> tuple[ServerConfig, EngineConfig]:
+    """The server's and the engine's configuration; every key is checked (a missing or
+    corrupt one is a one-line error) and the engine's state folder created."""
+
+    def path_of(text: str) -> Path:
+        return (base / Path(text).expanduser()).absolute()
+
+    state = Path(state_dir) if state_dir else None
+    if state is None:
+        state = path_of(table["state_dir"]) if "state_dir" in table else default_state_dir()
+    state.mkdir(mode=0o700, parents=True, exist_ok=True)  # witnesses are private
+    engine_table = table.get("engine", {})
+    residency = table.get("residency", {})
+
+    specs = {}
+    for key_id, entry in table.get("keys", {}).items():
+        kind = KeyKind.PARAMS if "params" in entry else KeyKind.ZKEY
+        specs[key_id] = check_key(key_id, kind, path_of(entry[kind.value]))
+    for key_id, folder in (extra_keys or {}).items():
+        kind = KeyKind.PARAMS if folder.is_dir() else KeyKind.ZKEY
+        specs[key_id] = check_key(key_id, kind, folder.absolute())
+    preload = tuple(residency.get("preload", ()))
+    for key_id in preload:
+        if key_id not in specs:
+            known = ", ".join(sorted(specs)) or "none"
+            raise ConfigError(f"residency.preload names {key_id!r}, not a configured key ({known})")
+
+    trace = engine_table.get("trace")
+    engine = EngineConfig(
+        state_dir=state,
+        profile=profile,
+        keys=specs,
+        budget_bytes=int(residency.get("budget_mib", 4096) * MIB),
+        preload=preload,
+        pipeline=engine_table.get("pipeline", True),
+        max_batch_size=int(engine_table.get("max_batch_size", 8)),
+        max_batch_wait_ms=float(engine_table.get("max_batch_wait_ms", 0)),
+        max_queued=int(engine_table.get("max_queued", 1000)),
+        max_attempts=int(engine_table.get("max_attempts", 3)),
+        result_ttl_s=float(engine_table.get("result_ttl_s", 86400)),
+        fetched_ttl_s=float(engine_table.get("fetched_ttl_s", 600)),
+        input_roots=tuple(path_of(r) for r in table.get("inputs", {}).get("roots", ())),
+        trace_path=None if trace is None else path_of(trace),
+    )
+    token = Path(token_file).absolute() if token_file else None
+    if token is None and "token_file" in table:
+        token = path_of(table["token_file"])
+    server = ServerConfig(
+        listen=listen or table.get("listen") or f"unix://{state / 'cuzk.sock'}",
+        token_file=token,
+        max_request_bytes=int(table.get("max_request_mib", 64) * MIB),
+        max_concurrent_rpcs=int(table.get("max_concurrent_rpcs", 256)),
+        rpc_threads=int(table.get("rpc_threads", 64)),
+    )
+    return server, engine

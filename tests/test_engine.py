@@ -1,0 +1,339 @@
+"""The engine as a library, in process: scheduler order and batches, key residency under a
+budget, the job store's idempotency and crash recovery, the pipeline's overlap in the trace,
+cancellation; every proof checked by the verifier."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from cuzk_core.bench.trace import overlaps, read_trace
+from cuzk_core.cli import main
+from cuzk_core.engine import (
+    Engine,
+    EngineConfig,
+    JobError,
+    JobInput,
+    JobRequest,
+    JobState,
+    KeyBusy,
+    KeyKind,
+    KeyTooLarge,
+    PathRefused,
+    Priority,
+    QueueFull,
+    Tier,
+    UnknownKey,
+    check_key,
+)
+from cuzk_core.engine.keys import load_key
+from cuzk_core.engine.residency import KeyResidency
+from cuzk_core.engine.scheduler import QueuedJob, Scheduler
+from cuzk_core.engine.store import JobStore
+from cuzk_core.errors import FormatError
+from cuzk_core.groth16.keys import Proof
+from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile
+from cuzk_core.timing import Timer
+
+FASTCPU = "fastcpu"
+
+
+def _profile(tmp: Path, extra: str = "") -> Path:
+    path = tmp / ("slow.toml" if extra else "profile.toml")
+    path.write_text(f'extends = "cpu"\nbackend = "{FASTCPU}"\n{extra}')
+    return path
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two porep-lite keys of different sizes (depth 1 and 2, one challenge)."""
+    folder = tmp_path_factory.mktemp("keys")
+    made = {}
+    for depth in (1, 2):
+        out = folder / f"d{depth}"
+        code = main(
+            [
+                "-q",
+                "--profile",
+                str(_profile(folder)),
+                "setup",
+                "--challenges",
+                "1",
+                "--depth",
+                str(depth),
+                "--seed",
+                "5",
+                "--out",
+                str(out),
+            ]
+        )
+        assert code == 0
+        made[f"d{depth}"] = out
+    return made
+
+
+def _config(tmp: Path, keys: dict[str, Path], **changes) -> EngineConfig:
+    specs = {name: check_key(name, KeyKind.PARAMS, path) for name, path in keys.items()}
+    settings = {"budget_bytes": 1 << 30, **changes}
+    chosen = settings.pop("profile", None)
+    profile = load_profile(str(chosen if chosen is not None else _profile(tmp)))
+    return EngineConfig(state_dir=tmp / "state", profile=profile, keys=specs, **settings)
+
+
+def _verified(engine: Engine, job_id: str) -> None:
+    record = engine.await_job(job_id, timeout_s=120)
+    assert record.state is JobState.DONE, record.error
+    vk = engine.verifying_key(record.key_id)
+    ok, reason = verify_proof(vk, Proof.from_bytes(record.proof), list(record.public_inputs))
+    assert ok, reason
+
+
+# ---------------------------------------------------------------- scheduler
+
+
+def test_scheduler_runs_priorities_first_then_submission_order():
+    scheduler = Scheduler(max_queued=10, max_batch_size=1, max_batch_wait_ms=0)
+    order = [
+        ("a", Priority.LOW),
+        ("b", Priority.NORMAL),
+        ("c", Priority.CRITICAL),
+        ("d", Priority.HIGH),
+        ("e", Priority.CRITICAL),
+        ("f", Priority.NORMAL),
+    ]
+    for seq, (job, priority) in enumerate(order):
+        scheduler.push(QueuedJob.make(job, "k", priority, seq))
+    taken = [scheduler.next_batch()[0].job_id for _ in order]
+    assert taken == ["c", "e", "d", "b", "f", "a"]
+
+
+def test_scheduler_batches_same_key_jobs_up_to_the_limit():
+    scheduler = Scheduler(max_queued=10, max_batch_size=3, max_batch_wait_ms=0)
+    for seq, key in enumerate(["x", "y", "x", "x", "x", "y"]):
+        scheduler.push(QueuedJob.make(f"j{seq}", key, Priority.NORMAL, seq))
+    assert [j.job_id for j in scheduler.next_batch()] == ["j0", "j2", "j3"]
+    assert [j.job_id for j in scheduler.next_batch()] == ["j1", "j5"]
+    assert [j.job_id for j in scheduler.next_batch()] == ["j4"]
+
+
+def test_batch_wait_collects_late_jobs_and_yields_to_higher_priority():
+    scheduler = Scheduler(max_queued=10, max_batch_size=4, max_batch_wait_ms=400)
+    scheduler.push(QueuedJob.make("first", "x", Priority.NORMAL, 0))
+    late = threading.Timer(0.05, scheduler.push, [QueuedJob.make("late", "x", Priority.NORMAL, 1)])
+    late.start()
+    urgent = QueuedJob.make("urgent", "y", Priority.CRITICAL, 2)
+    threading.Timer(0.15, scheduler.push, [urgent]).start()
+    start = time.monotonic()
+    batch = scheduler.next_batch()
+    waited = time.monotonic() - start
+    assert [j.job_id for j in batch] == ["first", "late"]
+    assert 0.1 < waited < 0.35  # ended by the critical job, not by the 400 ms deadline
+    assert scheduler.next_batch()[0].job_id == "urgent"
+
+
+def test_scheduler_refuses_past_max_queued_and_skips_removed_jobs():
+    scheduler = Scheduler(max_queued=2, max_batch_size=1, max_batch_wait_ms=0)
+    scheduler.push(QueuedJob.make("a", "k", Priority.NORMAL, 0))
+    scheduler.push(QueuedJob.make("b", "k", Priority.NORMAL, 1))
+    with pytest.raises(QueueFull, match="queue is full"):
+        scheduler.push(QueuedJob.make("c", "k", Priority.NORMAL, 2))
+    assert scheduler.remove("a") and not scheduler.remove("a")
+    assert scheduler.next_batch()[0].job_id == "b"
+    scheduler.close()
+    assert scheduler.next_batch() is None
+
+
+# ---------------------------------------------------------------- residency
+
+
+def _residency(keys: dict[str, Path], budget: int, loads: list[str]) -> KeyResidency:
+    backend = load_plugins().backend(load_profile("cpu"), Timer(level=0))
+    specs = {name: check_key(name, KeyKind.PARAMS, path) for name, path in keys.items()}
+
+    def load(spec):
+        loads.append(spec.key_id)
+        return load_key(spec, backend)
+
+    return KeyResidency(specs, budget, load)
+
+
+def test_residency_evicts_least_recently_used_but_never_a_key_in_use(keys):
+    sizes = {k: check_key(k, KeyKind.PARAMS, p).disk_bytes for k, p in keys.items()}
+    loads: list[str] = []
+    residency = _residency(keys, max(sizes.values()) + min(sizes.values()) // 2, loads)
+    with residency.lease("d1"):
+        pass
+    with residency.lease("d1") as lease:  # hot: no second load
+        assert lease.load_ms == 0.0
+    assert loads == ["d1"]
+    with residency.lease("d2"):  # both do not fit: d1 (idle) is demoted to warm
+        tiers = {s.key_id: s.tier for s in residency.status()}
+        assert tiers == {"d1": Tier.WARM, "d2": Tier.HOT}
+        with pytest.raises(KeyBusy, match="in use"):
+            residency.evict("d2")
+        with pytest.raises(KeyTooLarge, match=r"needs .* MiB; the budget is .* keys in use hold"):
+            residency.preload("d1")  # d2 is leased: it may not be evicted for d1
+    hot = {s.key_id: s.bytes for s in residency.status()}["d2"]
+    assert residency.evict("d2") == (True, hot)
+    assert {s.key_id: s.tier for s in residency.status()}["d2"] is Tier.COLD
+    assert residency.preload("d1")[0] is False
+    assert residency.preload("d1")[0] is True
+    assert loads == ["d1", "d2", "d1"]
+    residency.close()
+
+
+def test_residency_refuses_a_key_larger_than_the_budget(keys):
+    residency = _residency(keys, 1024, [])
+    with pytest.raises(KeyTooLarge, match=r"key 'd1' needs .* more than the whole budget"):
+        residency.preload("d1")
+    with pytest.raises(UnknownKey, match="unknown key 'nope'"):
+        residency.spec("nope")
+
+
+def test_check_key_names_a_missing_or_corrupt_key(tmp_path, keys):
+    with pytest.raises(FormatError, match="not a folder made by `cuzk setup`"):
+        check_key("gone", KeyKind.PARAMS, tmp_path / "gone")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("params.bin", "circuit.json"):
+        (broken / name).write_bytes((keys["d1"] / name).read_bytes())
+    (broken / "vk.bin").write_bytes((keys["d1"] / "vk.bin").read_bytes()[:100])
+    with pytest.raises(FormatError, match=r"vk\.bin"):
+        check_key("broken", KeyKind.PARAMS, broken)
+
+
+# ---------------------------------------------------------------- store
+
+
+def test_store_idempotency_and_crash_recovery(tmp_path):
+    store = JobStore(tmp_path)
+    request = JobRequest("k", JobInput(circuit_seed=1), idempotency_key="once")
+    first, created, _ = store.insert(request)
+    again, created_again, _ = store.insert(request)
+    assert created and not created_again and again.job_id == first.job_id
+    other, _, _ = store.insert(JobRequest("k", JobInput(circuit_seed=2)))
+    assert store.mark_running(first.job_id) and store.mark_running(other.job_id)
+    store.close()
+
+    reopened = JobStore(tmp_path)  # as after kill -9: both were running
+    assert reopened.recover(max_attempts=2) == []
+    assert [r.job_id for r, _ in reopened.queued()] == [first.job_id, other.job_id]
+    assert reopened.mark_running(first.job_id)  # second attempt
+    assert reopened.recover(max_attempts=2) == [first.job_id]
+    failed = reopened.get(first.job_id)
+    assert failed.state is JobState.FAILED and "2 times" in failed.error
+    assert reopened.get(other.job_id).state is JobState.QUEUED
+    reopened.close()
+
+
+def test_store_sweeps_fetched_and_expired_results(tmp_path):
+    store = JobStore(tmp_path)
+    record, _, _ = store.insert(JobRequest("k", JobInput(), witness_upload=b"w"))
+    assert Path(record.input.witness_path).read_bytes() == b"w"
+    store.end(record.job_id, JobState.CANCELLED, "test")
+    assert store.sweep(result_ttl_s=3600, fetched_ttl_s=3600) == 0
+    store.mark_fetched(record.job_id)
+    time.sleep(0.05)
+    assert store.sweep(result_ttl_s=3600, fetched_ttl_s=0.01) == 1
+    assert store.get(record.job_id) is None
+    assert not (tmp_path / "spool" / record.job_id).exists()
+    store.close()
+
+
+# ---------------------------------------------------------------- engine
+
+
+def _overlaps_across_jobs(trace: Path) -> list[tuple[str, str, float]]:
+    """(synthesis span, other job's span, ms) for synthesis beside another job's phases."""
+    found = []
+    for first, second, ms in overlaps(read_trace(trace).spans):
+        for a, b in ((first, second), (second, first)):
+            if a.name.startswith("synthesis ") and a.name.split()[1] != b.name.split()[1]:
+                found.append((a.name, b.name, ms))
+    return found
+
+
+@pytest.mark.parametrize("pipeline", [True, False], ids=["pipeline-on", "pipeline-off"])
+def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys, pipeline):
+    trace = tmp_path / "trace.jsonl"
+    slow = "[debug.sleep_ms]\nmsm_h = 150\n"  # a backend phase long enough to overlap
+    config = _config(
+        tmp_path,
+        {"d1": keys["d1"]},
+        pipeline=pipeline,
+        trace_path=trace,
+        profile=_profile(tmp_path, slow),
+    )
+    engine = Engine(config)
+    engine.start()
+    try:
+        tickets = [engine.submit(JobRequest("d1", JobInput(circuit_seed=i))) for i in range(4)]
+        for ticket in tickets:
+            _verified(engine, ticket.job_id)
+        timings = engine.get(tickets[-1].job_id).timings
+        assert timings.gpu_ms >= 150 and timings.total_ms >= timings.gpu_ms
+    finally:
+        engine.shutdown()
+    beside = _overlaps_across_jobs(trace)
+    if pipeline:
+        assert any(ms > 1 and "msm_h" in other for _, other, ms in beside), beside
+    else:
+        assert all(ms < 1 for _, _, ms in beside), beside
+    spans = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert {s["job"] for s in spans} == {t.job_id for t in tickets}
+
+
+def test_engine_input_checks_and_malformed_jobs(tmp_path, keys):
+    (tmp_path / "roots").mkdir()
+    config = _config(tmp_path, {"d1": keys["d1"]}, input_roots=(tmp_path / "roots",))
+    engine = Engine(config)
+    engine.start()
+    try:
+        with pytest.raises(UnknownKey):
+            engine.submit(JobRequest("nope", JobInput()))
+        with pytest.raises(PathRefused, match="outside the input roots"):
+            engine.submit(JobRequest("d1", JobInput(witness_path="/etc/passwd")))
+        with pytest.raises(PathRefused, match="outside the input roots"):
+            escape = str(tmp_path / "roots" / ".." / "x.wtns")
+            engine.submit(JobRequest("d1", JobInput(witness_path=escape)))
+        with pytest.raises(JobError, match="embedded circuit: send no witness"):
+            engine.submit(JobRequest("d1", JobInput(), witness_upload=b"123"))
+        bad = engine.submit(JobRequest("d1", JobInput(circuit_seed=1 << 256)))
+        good = engine.submit(JobRequest("d1", JobInput(circuit_seed=3)))
+        failed = engine.await_job(bad.job_id, timeout_s=60)
+        assert failed.state is JobState.FAILED
+        assert failed.error.startswith("circuit 'porep-lite': porep-lite knob seed must be")
+        assert "\n" not in failed.error
+        _verified(engine, good.job_id)
+    finally:
+        engine.shutdown()
+
+
+def test_engine_cancels_queued_and_running_jobs(tmp_path, keys):
+    slow = "[debug.sleep_ms]\nmsm_h = 800\n"
+    config = _config(tmp_path, {"d1": keys["d1"]}, profile=_profile(tmp_path, slow))
+    engine = Engine(config)
+    engine.start()
+    try:
+        running = engine.submit(JobRequest("d1", JobInput(circuit_seed=1)))
+        queued = [engine.submit(JobRequest("d1", JobInput(circuit_seed=i))) for i in (2, 3)]
+        deadline = time.monotonic() + 30
+        while engine.get(running.job_id).state is not JobState.RUNNING:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        record, was_running = engine.cancel(queued[-1].job_id)
+        assert record.state is JobState.CANCELLED and not was_running
+        record, was_running = engine.cancel(running.job_id)
+        assert was_running
+        ended = engine.await_job(running.job_id, timeout_s=30)
+        assert ended.state is JobState.CANCELLED and "cancelled while running" in ended.error
+        _verified(engine, queued[0].job_id)  # the engine goes on with the next job
+        assert engine.cancel(queued[0].job_id) == (engine.get(queued[0].job_id), False)
+    finally:
+        engine.shutdown()
