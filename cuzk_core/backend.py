@@ -78,11 +78,14 @@ class Backend:
         return self._call("cuzk_witness", program=program, inputs=inputs, hints=hints)
 
     def first_unsatisfied(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int | None:
-        """The first row with a·b ≠ c, or None: (a·b − c) by the backend's quotient hook, the
-        first nonzero row found by numpy."""
-        residue = self.quotient_pointwise(a, b, c, scale=1)
-        failing = np.flatnonzero(np.any(residue != 0, axis=1))
-        return int(failing[0]) if len(failing) else None
+        """The first row with a·b ≠ c, or None: the backend's check, else (a·b − c) by its
+        quotient hook and the first nonzero row found by numpy."""
+        first = self._hook.cuzk_first_unsatisfied(ctx=self.ctx, a=a, b=b, c=c)
+        if first is None:
+            residue = self.quotient_pointwise(a, b, c, scale=1)
+            failing = np.flatnonzero(np.any(residue != 0, axis=1))
+            first = int(failing[0]) if len(failing) else len(a)
+        return None if first == len(a) else int(first)
 
     def evaluate_r1cs(
         self, matrices: R1CSMatrices, witness: np.ndarray

@@ -225,6 +225,21 @@ def cuzk_evaluate_r1cs(
     """
 
 
+@hookspec(firstresult=True)
+def cuzk_first_unsatisfied(ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int:
+    """The witness check: the first row ``i`` with ``a[i]·b[i] ≠ c[i]``. Optional.
+
+    Without it the core checks ``(a·b − c)`` from ``cuzk_quotient_pointwise`` on the host.
+    Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param a: ``(n, 4)`` scalars, A·z (as ``cuzk_evaluate_r1cs`` returned them).
+    :param b: ``(n, 4)`` scalars, B·z.
+    :param c: ``(n, 4)`` scalars, C·z.
+    :return: the first failing row, or ``n`` when every row holds.
+    """
+
+
 # -------------------------------------------------------------------------------------------------
 # NTT over Fr: natural order in and out; the domain carries ω (and so the root convention)
 # -------------------------------------------------------------------------------------------------
@@ -420,6 +435,7 @@ OPTIONAL_HOOKS = frozenset(
     {
         "cuzk_prepare",
         "cuzk_witness",
+        "cuzk_first_unsatisfied",
         "cuzk_fixed_base_g1",
         "cuzk_fixed_base_g2",
         "cuzk_bench_clock",
@@ -428,7 +444,7 @@ OPTIONAL_HOOKS = frozenset(
 )
 """Hooks a backend may leave out: :mod:`cuzk_core.fallbacks` answers for them (nothing to
 prepare, the plain-Python witness evaluator and fixed-base reference, the host clock) or the
-caller does without."""
+caller does without (the witness check from the quotient hook, no device memory)."""
 
 HOOK_NAMES = tuple(sorted(name for name in tuple(globals()) if name.startswith("cuzk_")))
 """Every hook of the contract."""

@@ -22,7 +22,14 @@ from .kernels import KernelCache
 NULL = np.uint64(0)
 """A null device pointer as a kernel argument."""
 GIB = float(1 << 30)
-MODULES = ("ff/fr_kernels.cu", "r1cs/spmv.cu", "ntt/ntt.cu", "msm/msm.cu", "util/scan.cu")
+MODULES = (
+    "ff/fr_kernels.cu",
+    "r1cs/spmv.cu",
+    "r1cs/witness.cu",
+    "ntt/ntt.cu",
+    "msm/msm.cu",
+    "util/scan.cu",
+)
 """The kernel files a proof uses, built together by ``warm_up`` (the prepare hook); key
 generation's ec/fixed_base.cu is built when first needed."""
 

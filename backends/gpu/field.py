@@ -14,7 +14,7 @@ _R = FR_MODULUS
 _MONT = (1 << 256) % _R
 
 
-def _matrix_on_device(
+def matrix_on_device(
     gpu: Gpu, matrix: SparseMatrix
 ) -> tuple[DeviceArray, DeviceArray, DeviceArray]:
     """(indptr, cols, coeffs) on the device, uploaded once per matrix object."""
@@ -40,7 +40,7 @@ def to_montgomery(gpu: Gpu, values: DeviceArray) -> DeviceArray:
 
 def spmv(gpu: Gpu, matrix: SparseMatrix, z_mont: DeviceArray) -> DeviceArray:
     """M·z (canonical) for device witness ``z_mont`` in Montgomery form."""
-    indptr, cols, coeffs = _matrix_on_device(gpu, matrix)
+    indptr, cols, coeffs = matrix_on_device(gpu, matrix)
     rows = matrix.num_rows
     out = gpu.empty((rows, 4), np.uint64)
     gpu.launch(

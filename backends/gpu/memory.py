@@ -16,6 +16,11 @@ side stream (from page-locked memory directly, else through a second staging poo
 background thread), the conversion to Montgomery form follows them there, and an MSM waits for
 its bases only when its bucket sums need them (a ``wait_bases`` span shows any stall). Under
 ``none`` uploads stay synchronous: the pageable baseline.
+
+The hooks take and return host arrays, so an array this backend returns keeps its device copy
+(a mirror) while it lives, read-only: a later hook handed the same array copies it on the
+device instead of uploading it (the witness into the R1CS products, a, b, c into the check and
+the NTTs, each transform's output into the next).
 """
 
 from __future__ import annotations
@@ -200,6 +205,29 @@ def group_of(points: G1Affines | G2Affines) -> str:
     return "g2" if isinstance(points, G2Affines) else "g1"
 
 
+class Mirrors:
+    """Device copies of the host arrays a backend returned, found by the array's identity."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[tuple[int, str], tuple[weakref.ref, DeviceArray]] = {}
+
+    def keep(self, host: np.ndarray, device: DeviceArray, form: str) -> np.ndarray:
+        """Remember ``device`` (``form``: canonical or montgomery) as ``host``'s copy while
+        ``host`` lives; ``host`` becomes read-only so the two cannot drift apart."""
+        host.flags.writeable = False
+        key = (id(host), form)
+        self._by_id[key] = (
+            weakref.ref(host, lambda _, key=key: self._by_id.pop(key, None)),
+            device,
+        )
+        return host
+
+    def find(self, host: np.ndarray, form: str) -> DeviceArray | None:
+        """``host``'s device copy in ``form``, if this backend made one."""
+        entry = self._by_id.get((id(host), form))
+        return entry[1] if entry is not None and entry[0]() is host else None
+
+
 class Memory:
     """One backend's host and device memory under the profile's pinning and key storage."""
 
@@ -211,6 +239,7 @@ class Memory:
         copies meanwhile)."""
         self._uploader: ThreadPoolExecutor | None = None
         self._uploader_lock = threading.Lock()
+        self.mirrors = Mirrors()
 
     def alloc_host(self, profile: Profile, shape: tuple[int, ...], dtype: str) -> np.ndarray:
         """A zeroed host array; page-locked when the profile pins through a pool."""
@@ -252,7 +281,11 @@ class Memory:
         registration.entries.clear()
 
     def to_device(self, profile: Profile, host: np.ndarray) -> DeviceArray:
-        """A device copy of ``host`` made the way the profile's pinning says."""
+        """A device copy of ``host`` made the way the profile's pinning says (on the device,
+        from its mirror, when this backend returned ``host``)."""
+        mirror = self.mirrors.find(host, "canonical")
+        if mirror is not None:
+            return self.gpu.copy(mirror)
         host = np.ascontiguousarray(host)
         if host.nbytes == 0 or PINNED.covers(host) or profile.memory.pinning is not Pinning.POOL:
             return self.gpu.to_device(host)
@@ -267,6 +300,10 @@ class Memory:
             self.staging.download(array, host, profile.memory.pool_mib * _MIB)
             return host
         return array.get()
+
+    def returned(self, profile: Profile, array: DeviceArray) -> np.ndarray:
+        """A hook's canonical result: its host copy, mirrored by ``array``."""
+        return self.mirrors.keep(self.to_host(profile, array), array, "canonical")
 
     def upload_points(
         self, profile: Profile, points: G1Affines | G2Affines, resident: bool

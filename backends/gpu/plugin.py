@@ -21,11 +21,14 @@ from cuzk_core.domain import EvaluationDomain
 from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
+from cuzk_core.witness.evaluate import check_witness_arguments
+from cuzk_core.witness.program import WitnessProgram
 
 from . import field, fixed_base, msm, ntt
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
 from .memory import DeviceBases, HostBases, Memory, group_of, key_budget
+from .witness import first_unsatisfied, from_montgomery, run_program
 
 _SCALAR_BYTES = 32
 
@@ -116,6 +119,19 @@ class GpuPlugin:
         return Synthesized(matrices, ints_to_limbs(cs.assignment()))
 
     @hookimpl
+    def cuzk_witness(
+        self, ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
+    ) -> np.ndarray | None:
+        """Run the compiled program on the device (its tables resident after the first proof);
+        z stays there, mirrored, for the R1CS products."""
+        check_witness_arguments(program, inputs, hints)
+        with self._device(ctx, "computing the witness"):
+            on_device = [self.memory.to_device(ctx.profile, x) for x in (inputs, hints)]
+            z_mont = run_program(self.gpu, program, *on_device)
+            z = self.memory.to_host(ctx.profile, from_montgomery(self.gpu, z_mont))
+            return self.memory.mirrors.keep(z, z_mont, "montgomery")
+
+    @hookimpl
     def cuzk_evaluate_r1cs(
         self, ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -125,11 +141,23 @@ class GpuPlugin:
             nnz = matrices.a.nnz + matrices.b.nnz + matrices.c.nnz
             needed = nnz * 48 + (len(witness) * 2 + 3 * rows) * _SCALAR_BYTES
             self.gpu.ensure_fits(needed, "R1CS")
-            z_mont = field.to_montgomery(self.gpu, self.memory.to_device(ctx.profile, witness))
+            z_mont = self.memory.mirrors.find(witness, "montgomery")
+            if z_mont is None:
+                z_mont = field.to_montgomery(self.gpu, self.memory.to_device(ctx.profile, witness))
             return tuple(
-                self.memory.to_host(ctx.profile, field.spmv(self.gpu, m, z_mont))
+                self.memory.returned(ctx.profile, field.spmv(self.gpu, m, z_mont))
                 for m in (matrices.a, matrices.b, matrices.c)
             )
+
+    @hookimpl
+    def cuzk_first_unsatisfied(
+        self, ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray
+    ) -> int | None:
+        """The first row with a·b ≠ c, by one pass on the device."""
+        with self._device(ctx, "checking the witness"):
+            self.gpu.ensure_fits(3 * len(a) * _SCALAR_BYTES, "the witness check")
+            up = [self.memory.to_device(ctx.profile, x) for x in (a, b, c)]
+            return first_unsatisfied(self.gpu, *up)
 
     # ------------------------------------------------------------ NTT
 
@@ -150,7 +178,7 @@ class GpuPlugin:
             self.gpu.ensure_fits(domain.size * 4 * _SCALAR_BYTES, what)
             on_device = self.memory.to_device(ctx.profile, values)
             out = transform(self.gpu, on_device, domain.log_size, domain.omega, shift)
-            return self.memory.to_host(ctx.profile, out)
+            return self.memory.returned(ctx.profile, out)
 
     @hookimpl
     def cuzk_ntt(
@@ -188,7 +216,7 @@ class GpuPlugin:
         with self._device(ctx, "the quotient step"):
             self.gpu.ensure_fits(4 * len(a) * _SCALAR_BYTES, "the quotient step")
             up = [self.memory.to_device(ctx.profile, x) for x in (a, b, c)]
-            return self.memory.to_host(ctx.profile, field.quotient(self.gpu, *up, scale))
+            return self.memory.returned(ctx.profile, field.quotient(self.gpu, *up, scale))
 
     # ------------------------------------------------------------ MSM
 

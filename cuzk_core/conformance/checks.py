@@ -556,6 +556,37 @@ def _quotient(kind: str, checked: Subject, rng: random.Random) -> None:
             check_quotient(checked, a, b, c, scale)
 
 
+FIRST_UNSATISFIED_CASES: dict[str, Callable[[random.Random, int], list[int]]] = {
+    "all-hold": lambda rng, n: [],
+    "first-row": lambda rng, n: [0],
+    "last-row": lambda rng, n: [n - 1],
+    "one-random-row": lambda rng, n: [rng.randrange(n)],
+    "many-rows": lambda rng, n: rng.sample(range(n), max(1, n // 3)),
+}
+"""Which rows of a satisfied ``(a, b, c)`` a witness-check case breaks."""
+
+
+def _first_unsatisfied(case: str, checked: Subject, rng: random.Random) -> str | None:
+    """The backend's witness check names the first row with a·b ≠ c, or none."""
+    backend = checked.backend()
+    if not backend.implements("cuzk_first_unsatisfied"):
+        return NOT_IMPLEMENTED
+    for n in (1, 3, 64, 1000):
+        a, b = SCALAR_KINDS["mixed"](rng, n), random_scalars(rng, n)
+        c = [x * y % R for x, y in zip(a, b, strict=True)]
+        broken = FIRST_UNSATISFIED_CASES[case](rng, n)
+        for row in broken:
+            c[row] = (c[row] + rng.randrange(1, R)) % R
+        limbs = [ints_to_limbs(v) for v in (a, b, c)]
+        copies = [v.copy() for v in limbs]
+        got = backend.first_unsatisfied(*limbs)
+        want = min(broken) if broken else None
+        if got != want:
+            raise CheckFailed(f"n={n}, rows {sorted(broken)[:4]} broken: got {got}, want {want}")
+        unchanged(limbs, copies, "first_unsatisfied")
+    return None
+
+
 # ---------------------------------------------------------------- MSM
 
 
@@ -886,6 +917,8 @@ def _build() -> Iterator[Check]:
             yield Check(hook, kind, partial(_ntt, hook, kind))
     for kind in ("random", "zeros", "ones", "r-1", "mixed"):
         yield Check("cuzk_quotient_pointwise", kind, partial(_quotient, kind))
+    for case in FIRST_UNSATISFIED_CASES:
+        yield Check("cuzk_first_unsatisfied", case, partial(_first_unsatisfied, case))
     for group in GROUPS:
         hook = f"cuzk_msm_{group}"
         for n in (1, 2, 3, 64):
