@@ -13,7 +13,7 @@ import numpy as np
 
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
-from cuzk_core.witness.program import HINT, WitnessProgram
+from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 
 from .driver import DeviceArray, Gpu, GpuError
 from .field import matrix_on_device
@@ -21,7 +21,7 @@ from .field import matrix_on_device
 _R = FR_MODULUS
 _R3 = pow(1 << 256, 3, _R)
 _MODULE = "r1cs/witness.cu"
-THREADS = 256
+THREADS = 512
 """Threads per block of ``witness_levels`` (the kernel's WITNESS_THREADS)."""
 _WARPS = THREADS // 32
 
@@ -31,7 +31,8 @@ class DeviceProgram:
     """A witness program's tables on the device, in ``witness_levels``' argument order."""
 
     tables: tuple[DeviceArray, ...]
-    """CSR (ptr, cols, coeffs) of A, B, C and ``lin``; kind, arg, extra; inverses·R³; the levels."""
+    """Columns and coefficients of A, B, C and ``lin``, the ops in level order, inverses·R³
+    and the level boundaries."""
     hint_aux: DeviceArray
     hint_slot: DeviceArray
     num_hints: int
@@ -40,20 +41,41 @@ class DeviceProgram:
     """Ops per level on average: how many warps the launch is worth."""
 
 
+def op_table(program: WitnessProgram) -> np.ndarray:
+    """The non-hint ops in level order as the kernel's ``op_t`` rows: aux, kind | extra << 8,
+    and the entry ranges of the rows they read (a BIT op's ``lin`` row in A's place)."""
+    aux = program.level_ops
+    kind, arg = program.kind[aux].astype(np.int64), program.arg[aux]
+    table = np.zeros((len(aux), 8), dtype=np.int64)
+    table[:, 0] = aux
+    table[:, 1] = kind | program.extra[aux] << 8
+    solve, bit = kind == SOLVE, kind == BIT
+    m = program.matrices
+    for column, matrix in ((2, m.a), (4, m.b), (6, m.c)):
+        table[solve, column] = matrix.indptr[arg[solve]]
+        table[solve, column + 1] = matrix.indptr[arg[solve] + 1]
+    table[bit, 2] = program.lin.indptr[arg[bit]]
+    table[bit, 3] = program.lin.indptr[arg[bit] + 1]
+    return table
+
+
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
     """``program``'s tables on the device, uploaded once per program object."""
     cache = gpu.cache("witness programs")
     found = cache.get(program)
     if found is None:
         m = program.matrices
-        csr = [t for matrix in (m.a, m.b, m.c, program.lin) for t in matrix_on_device(gpu, matrix)]
+        rows = [matrix_on_device(gpu, matrix)[1:] for matrix in (m.a, m.b, m.c, program.lin)]
         # Per distinct coefficient, not per op: a few values for any circuit.
         inv_r3 = ints_to_limbs([v * _R3 % _R for v in limbs_to_ints(program.inverses)])
         hint_aux = np.flatnonzero(program.kind == HINT).astype(np.int64)
-        ops = [program.kind, program.arg, program.extra, inv_r3.reshape(-1, 4)]
-        levels = [program.level_ptr, program.level_ops]
         found = DeviceProgram(
-            tables=(*csr, *(gpu.to_device(a) for a in ops + levels)),
+            tables=(
+                *(array for pair in rows for array in pair),
+                gpu.to_device(op_table(program)),
+                gpu.to_device(inv_r3.reshape(-1, 4)),
+                gpu.to_device(program.level_ptr),
+            ),
             hint_aux=gpu.to_device(hint_aux),
             hint_slot=gpu.to_device(program.arg[hint_aux].astype(np.int64)),
             num_hints=len(hint_aux),
@@ -71,29 +93,21 @@ def run_program(
     loaded = program_on_device(gpu, program)
     num_inputs = program.num_inputs
     z = gpu.zeros((num_inputs + program.num_aux, 4), np.uint64)
+    start = (inputs, np.uint64(num_inputs), hints, loaded.hint_aux, loaded.hint_slot)
     gpu.launch(
         gpu.kernel(_MODULE, "witness_start"),
         num_inputs + loaded.num_hints,
-        (
-            inputs,
-            np.uint64(num_inputs),
-            hints,
-            loaded.hint_aux,
-            loaded.hint_slot,
-            np.uint64(loaded.num_hints),
-            z,
-        ),
+        (*start, np.uint64(loaded.num_hints), z),
     )
     if loaded.num_levels:
         levels = gpu.kernel(_MODULE, "witness_levels")
         # Every block must be resident at once (the kernel's barrier): at most what fits.
-        blocks = min(
-            math.ceil(loaded.width / _WARPS), gpu.resident_threads(levels, THREADS) // THREADS
-        )
+        fits = gpu.resident_threads(levels, THREADS) // THREADS
+        blocks = max(1, min(math.ceil(loaded.width / _WARPS), fits))
         sync = gpu.zeros((3,), np.uint32)
         gpu.launch(
             levels,
-            max(1, blocks) * THREADS,
+            blocks * THREADS,
             (*loaded.tables, np.uint64(loaded.num_levels), z, np.uint64(num_inputs), sync),
             block=THREADS,
         )

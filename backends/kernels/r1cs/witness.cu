@@ -3,18 +3,19 @@
 //
 // The program is thousands of levels of a few hundred ops each (porep-lite 2^20: 6,273 levels
 // of ~166), so one launch per level would be launch-bound. witness_levels runs every level in
-// one persistent launch instead: a warp per op (its lanes split the row's entries), and a
-// grid-wide barrier between levels. Its blocks must all be resident at once, which the host
-// guarantees by launching at most one block of WITNESS_THREADS per multiprocessor.
+// one persistent launch instead: a warp per op (its lanes split the rows' entries), and a
+// grid-wide barrier between levels. Each level's wait is then latency: the z loads, the
+// products and the warp sums, and the barrier; the op's description and its rows' first
+// entries do not depend on z, so each warp loads them for its next op before the barrier.
+// The blocks must all be resident at once: the host launches no more than fit.
 //
 // z is kept in Montgomery form; the matrices' coefficients stay canonical (as the SpMV reads
 // them), so coeff·z_mont under the Montgomery product is the canonical coeff·z.
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
 
-#define WITNESS_THREADS 256
+#define WITNESS_THREADS 512
 #define FULL_WARP 0xffffffffu
-#define OP_SOLVE 1
 #define OP_BIT 2
 // How long a block waits at a barrier before the launch is declared stuck (ns): only reached
 // when the blocks are not all resident, which would otherwise hang the device.
@@ -47,18 +48,6 @@ __device__ __forceinline__ fr_t warp_sum(fr_t x) {
         x = x + other;
     }
     return x;
-}
-
-// This lane's share of row `row` of a CSR matrix times z: entries lane, lane + 32, …
-__device__ __forceinline__ fr_t lane_dot(const int64_t* ptr, const int64_t* cols,
-                                         const fr_t* coeffs, int64_t row, const fr_t* z,
-                                         uint32_t lane) {
-    fr_t acc = fr_t::zero();
-    const int64_t end = ptr[row + 1];
-    for (int64_t e = ptr[row] + lane; e < end; e += 32) {
-        acc = acc + load_vec(coeffs + e) * load_shared_z(z + cols[e]);
-    }
-    return acc;
 }
 
 __device__ __forceinline__ uint64_t global_timer_ns() {
@@ -98,41 +87,98 @@ __device__ bool grid_barrier(uint32_t* sync) {
     return ok;
 }
 
-// z[n_in + j] for every non-hint op j, level by level. The rows' tables are CSR (ptr, cols,
-// canonical coeffs) of A, B, C and of the `lin` rows BIT ops decompose; inv_r3[k] is the k-th
-// inverse times R^3, so that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 = (a·b − c)·inv in Montgomery
-// form with a, b, c canonical.
+// One op as the kernel reads it, in level order (built once per program by the host): aux j,
+// kind | extra << 8 (extra: the inverse's index for SOLVE, the bit for BIT), and the entry
+// ranges of its rows in A, B, C (a BIT op's `lin` row in the A slot, B and C empty).
+struct __align__(16) op_t {
+    int64_t aux, kind_extra, a_begin, a_end, b_begin, b_end, c_begin, c_end;
+};
+
+// A lane's first entry of each of the op's three rows: what it can load before the level's
+// barrier, since none of it depends on z.
+struct prefetch_t {
+    op_t op;
+    int64_t col[3];
+    fr_t coeff[3];
+};
+
+struct tables_t {
+    const int64_t* cols[3];
+    const fr_t* coeffs[3];
+};
+
+__device__ __forceinline__ prefetch_t fetch_op(const op_t* ops, int64_t i, const tables_t& t,
+                                               const int64_t* lin_cols, const fr_t* lin_coeffs,
+                                               uint32_t lane) {
+    prefetch_t p;
+    p.op = load_vec(ops + i);
+    const bool bit = (p.op.kind_extra & 0xff) == OP_BIT;
+    const int64_t begin[3] = {p.op.a_begin, p.op.b_begin, p.op.c_begin};
+    const int64_t end[3] = {p.op.a_end, p.op.b_end, p.op.c_end};
+#pragma unroll
+    for (int m = 0; m < 3; m++) {
+        const int64_t e = begin[m] + lane;
+        const int64_t* cols = (m == 0 && bit) ? lin_cols : t.cols[m];
+        const fr_t* coeffs = (m == 0 && bit) ? lin_coeffs : t.coeffs[m];
+        p.col[m] = e < end[m] ? cols[e] : -1;
+        p.coeff[m] = e < end[m] ? load_vec(coeffs + e) : fr_t::zero();
+    }
+    return p;
+}
+
+// z[n_in + j] for every non-hint op j, level by level: ops[level_ptr[l] .. level_ptr[l+1]) is
+// level l. The rows' coefficients are canonical; inv_r3[k] is the k-th inverse times R^3, so
+// that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 = (a·b − c)·inv in Montgomery form for canonical
+// a, b, c.
 extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
-    const int64_t* a_ptr, const int64_t* a_cols, const fr_t* a_coeffs,
-    const int64_t* b_ptr, const int64_t* b_cols, const fr_t* b_coeffs,
-    const int64_t* c_ptr, const int64_t* c_cols, const fr_t* c_coeffs,
-    const int64_t* lin_ptr, const int64_t* lin_cols, const fr_t* lin_coeffs,
-    const uint8_t* kind, const int64_t* arg, const int64_t* extra, const fr_t* inv_r3,
-    const int64_t* level_ptr, const int64_t* level_ops, uint64_t num_levels, fr_t* z,
+    const int64_t* a_cols, const fr_t* a_coeffs, const int64_t* b_cols, const fr_t* b_coeffs,
+    const int64_t* c_cols, const fr_t* c_coeffs, const int64_t* lin_cols, const fr_t* lin_coeffs,
+    const op_t* ops, const fr_t* inv_r3, const int64_t* level_ptr, uint64_t num_levels, fr_t* z,
     uint64_t num_inputs, uint32_t* sync) {
+    const tables_t t = {{a_cols, b_cols, c_cols}, {a_coeffs, b_coeffs, c_coeffs}};
     const uint32_t lane = threadIdx.x & 31;
     const int64_t warp = (int64_t)(global_thread() >> 5);
     const int64_t warps = (int64_t)((gridDim.x * (uint64_t)blockDim.x) >> 5);
     fr_t* aux = z + num_inputs;
+    int64_t first = level_ptr[0] + warp;
+    prefetch_t next = {};
+    if (first < level_ptr[1]) next = fetch_op(ops, first, t, lin_cols, lin_coeffs, lane);
     for (uint64_t level = 0; level < num_levels; level++) {
         const int64_t last = level_ptr[level + 1];
-        for (int64_t i = level_ptr[level] + warp; i < last; i += warps) {
-            const int64_t j = level_ops[i];
-            const int64_t row = arg[j];
-            fr_t value;
-            if (kind[j] == OP_BIT) {
-                const fr_t sum = warp_sum(lane_dot(lin_ptr, lin_cols, lin_coeffs, row, z, lane));
-                const uint32_t bit = (uint32_t)extra[j];
-                value = (sum.v[bit >> 5] >> (bit & 31)) & 1 ? fr_t::one() : fr_t::zero();
-            } else {  // SOLVE: aux j is still zero, so C·z leaves out its own term
-                const fr_t a = warp_sum(lane_dot(a_ptr, a_cols, a_coeffs, row, z, lane));
-                const fr_t b = warp_sum(lane_dot(b_ptr, b_cols, b_coeffs, row, z, lane));
-                const fr_t c = warp_sum(lane_dot(c_ptr, c_cols, c_coeffs, row, z, lane));
-                value = (a * b - c * fr_t::canonical_one()) * load_vec(inv_r3 + extra[j]);
+        for (int64_t i = first; i < last; i += warps) {
+            const prefetch_t p = i == first ? next : fetch_op(ops, i, t, lin_cols, lin_coeffs, lane);
+            const bool bit = (p.op.kind_extra & 0xff) == OP_BIT;
+            const int64_t begin[3] = {p.op.a_begin, p.op.b_begin, p.op.c_begin};
+            const int64_t end[3] = {p.op.a_end, p.op.b_end, p.op.c_end};
+            fr_t sum[3];
+#pragma unroll
+            for (int m = 0; m < 3; m++) {
+                sum[m] = p.col[m] >= 0 ? p.coeff[m] * load_shared_z(z + p.col[m]) : fr_t::zero();
             }
-            if (lane == 0) store_shared_z(aux + j, value);
+#pragma unroll
+            for (int m = 0; m < 3; m++) {  // rows longer than a warp: the rest, lane-strided
+                const int64_t* cols = (m == 0 && bit) ? lin_cols : t.cols[m];
+                const fr_t* coeffs = (m == 0 && bit) ? lin_coeffs : t.coeffs[m];
+                for (int64_t e = begin[m] + 32 + lane; e < end[m]; e += 32) {
+                    sum[m] = sum[m] + load_vec(coeffs + e) * load_shared_z(z + cols[e]);
+                }
+            }
+#pragma unroll
+            for (int m = 0; m < 3; m++) sum[m] = warp_sum(sum[m]);
+            fr_t value;
+            if (bit) {
+                const uint32_t b = (uint32_t)(p.op.kind_extra >> 8);
+                value = (sum[0].v[b >> 5] >> (b & 31)) & 1 ? fr_t::one() : fr_t::zero();
+            } else {  // SOLVE: aux j is still zero, so C·z leaves out its own term
+                const fr_t inv = load_vec(inv_r3 + (p.op.kind_extra >> 8));
+                value = (sum[0] * sum[1] - sum[2] * fr_t::canonical_one()) * inv;
+            }
+            if (lane == 0) store_shared_z(aux + p.op.aux, value);
         }
-        if (level + 1 < num_levels && !grid_barrier(sync)) return;
+        if (level + 1 == num_levels) break;
+        first = last + warp;
+        if (first < level_ptr[level + 2]) next = fetch_op(ops, first, t, lin_cols, lin_coeffs, lane);
+        if (!grid_barrier(sync)) return;
     }
 }
 
