@@ -22,8 +22,8 @@ _R = FR_MODULUS
 _R3 = pow(1 << 256, 3, _R)
 _MODULE = "r1cs/witness.cu"
 THREADS = 512
-"""Threads per block of ``witness_levels`` (the kernel's WITNESS_THREADS)."""
-_WARPS = THREADS // 32
+"""Threads per block of ``witness_levels`` (the kernel's WITNESS_THREADS, unless a define
+changes it)."""
 
 
 @attrs.frozen(eq=False)
@@ -101,15 +101,16 @@ def run_program(
     )
     if loaded.num_levels:
         levels = gpu.kernel(_MODULE, "witness_levels")
+        threads = gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS)
         # Every block must be resident at once (the kernel's barrier): at most what fits.
-        fits = gpu.resident_threads(levels, THREADS) // THREADS
-        blocks = max(1, min(math.ceil(loaded.width / _WARPS), fits))
+        fits = gpu.resident_threads(levels, threads) // threads
+        blocks = max(1, min(math.ceil(loaded.width / (threads // 32)), fits))
         sync = gpu.zeros((3,), np.uint32)
         gpu.launch(
             levels,
-            blocks * THREADS,
+            blocks * threads,
             (*loaded.tables, np.uint64(loaded.num_levels), z, np.uint64(num_inputs), sync),
-            block=THREADS,
+            block=threads,
         )
         if sync.get()[2]:
             raise GpuError(

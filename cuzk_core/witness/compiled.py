@@ -16,7 +16,7 @@ import hashlib
 import inspect
 import json
 import sys
-from functools import cached_property
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,9 @@ _LIBRARY = ("r1cs", "gadgets", "witness")
 _CORE = Path(__file__).resolve().parents[1]
 _MEMORY: dict[str, Compiled] = {}
 _MEMORY_LIMIT = 4
+_PROVING_MATRICES: weakref.WeakKeyDictionary[WitnessProgram, R1CSMatrices] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @attrs.define(eq=False)
@@ -56,13 +59,17 @@ class Compiled:
     compile_ms: float = 0.0
     cache_bytes: int = 0
 
-    @cached_property
+    @property
     def proving_matrices(self) -> R1CSMatrices:
-        """The matrices with the input rows the prover needs, built once per process."""
+        """The matrices with the input rows the prover needs, built once per program (every
+        copy of this record shares them, so a GPU backend's upload of them stays valid)."""
         from cuzk_core.groth16.qap import with_input_rows
 
         assert self.program is not None
-        return with_input_rows(self.program.matrices)
+        found = _PROVING_MATRICES.get(self.program)
+        if found is None:
+            found = _PROVING_MATRICES[self.program] = with_input_rows(self.program.matrices)
+        return found
 
 
 def shape(circuit: Any) -> dict[str, Any]:

@@ -14,7 +14,19 @@
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
 
+// Tuning macros (A/B runs set them through the driver's defines).
+#ifndef WITNESS_THREADS
 #define WITNESS_THREADS 512
+#endif
+#ifndef WITNESS_BARRIER  // 0: arrive, reset and bump a generation; 1: one counter, release/acquire
+#define WITNESS_BARRIER 1
+#endif
+#ifndef WITNESS_PREFETCH  // 1: fetch the warp's next op before the level barrier
+#define WITNESS_PREFETCH 1
+#endif
+#ifndef WITNESS_NARROW_SUMS  // 1: a warp sum over only as many lanes as the op's longest row
+#define WITNESS_NARROW_SUMS 1
+#endif
 #define FULL_WARP 0xffffffffu
 #define OP_BIT 2
 // How long a block waits at a barrier before the launch is declared stuck (ns): only reached
@@ -38,10 +50,9 @@ __device__ __forceinline__ void store_shared_z(fr_t* p, const fr_t& value) {
     __stcg(d + 1, s[1]);
 }
 
-// The warp's sum of x, in lane 0.
-__device__ __forceinline__ fr_t warp_sum(fr_t x) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
+// The sum of x over lanes 0 .. 2·half − 1, in lane 0 (half a power of two, at most 16).
+__device__ __forceinline__ fr_t warp_sum(fr_t x, int half) {
+    for (int d = half; d > 0; d >>= 1) {
         fr_t other;
 #pragma unroll
         for (int i = 0; i < fr_t::N; i++) other.v[i] = __shfl_down_sync(FULL_WARP, x.v[i], d);
@@ -56,29 +67,49 @@ __device__ __forceinline__ uint64_t global_timer_ns() {
     return t;
 }
 
-// Every block of the launch waits here for the others; sync = {arrived, generation, stuck}.
-// False when the launch is stuck (a block timed out, or saw another one time out).
-__device__ bool grid_barrier(uint32_t* sync) {
+#if WITNESS_BARRIER == 1
+__device__ __forceinline__ void arrive_release(uint32_t* p) {
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
+}
+
+__device__ __forceinline__ uint32_t load_acquire(const uint32_t* p) {
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+#endif
+
+// Every block of the launch waits here for the others at barrier number `round` (1, 2, …);
+// sync = {arrived, generation, stuck}. False when the launch is stuck (a block timed out, or
+// saw another one time out).
+__device__ bool grid_barrier(uint32_t* sync, uint32_t round) {
     __shared__ bool ok;
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile uint32_t* generation = sync + 1;
         volatile uint32_t* stuck = sync + 2;
+        ok = true;
+        const uint64_t start = global_timer_ns();
+#if WITNESS_BARRIER == 1
+        // Arrivals only ever add up: round r is complete when r·blocks have arrived.
+        const uint32_t target = round * gridDim.x;
+        __threadfence();
+        arrive_release(sync);
+        while (load_acquire(sync) < target) {
+#else
+        volatile uint32_t* generation = sync + 1;
         const uint32_t seen = *generation;  // cannot move on before this block arrives
         __threadfence();
-        ok = true;
         if (atomicAdd(sync, 1) == gridDim.x - 1) {
             atomicExch(sync, 0);
             __threadfence();
             atomicAdd(sync + 1, 1);
-        } else {
-            const uint64_t start = global_timer_ns();
-            while (*generation == seen) {
-                if (*stuck != 0 || global_timer_ns() - start > BARRIER_TIMEOUT_NS) {
-                    *stuck = 1;
-                    ok = false;
-                    break;
-                }
+        }
+        while (*generation == seen) {
+#endif
+            if (*stuck != 0 || global_timer_ns() - start > BARRIER_TIMEOUT_NS) {
+                *stuck = 1;
+                ok = false;
+                break;
             }
         }
         __threadfence();
@@ -141,12 +172,18 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
     const int64_t warps = (int64_t)((gridDim.x * (uint64_t)blockDim.x) >> 5);
     fr_t* aux = z + num_inputs;
     int64_t first = level_ptr[0] + warp;
+#if WITNESS_PREFETCH
     prefetch_t next = {};
     if (first < level_ptr[1]) next = fetch_op(ops, first, t, lin_cols, lin_coeffs, lane);
+#endif
     for (uint64_t level = 0; level < num_levels; level++) {
         const int64_t last = level_ptr[level + 1];
         for (int64_t i = first; i < last; i += warps) {
+#if WITNESS_PREFETCH
             const prefetch_t p = i == first ? next : fetch_op(ops, i, t, lin_cols, lin_coeffs, lane);
+#else
+            const prefetch_t p = fetch_op(ops, i, t, lin_cols, lin_coeffs, lane);
+#endif
             const bool bit = (p.op.kind_extra & 0xff) == OP_BIT;
             const int64_t begin[3] = {p.op.a_begin, p.op.b_begin, p.op.c_begin};
             const int64_t end[3] = {p.op.a_end, p.op.b_end, p.op.c_end};
@@ -163,8 +200,16 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
                     sum[m] = sum[m] + load_vec(coeffs + e) * load_shared_z(z + cols[e]);
                 }
             }
+#if WITNESS_NARROW_SUMS
+            int64_t longest = 1;
 #pragma unroll
-            for (int m = 0; m < 3; m++) sum[m] = warp_sum(sum[m]);
+            for (int m = 0; m < 3; m++) longest = max(longest, end[m] - begin[m]);
+            const int half = longest >= 32 ? 16 : longest < 2 ? 0 : 1 << (31 - __clz((int)longest - 1));
+#else
+            const int half = 16;
+#endif
+#pragma unroll
+            for (int m = 0; m < 3; m++) sum[m] = warp_sum(sum[m], half);
             fr_t value;
             if (bit) {
                 const uint32_t b = (uint32_t)(p.op.kind_extra >> 8);
@@ -177,8 +222,10 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
         }
         if (level + 1 == num_levels) break;
         first = last + warp;
+#if WITNESS_PREFETCH
         if (first < level_ptr[level + 2]) next = fetch_op(ops, first, t, lin_cols, lin_coeffs, lane);
-        if (!grid_barrier(sync)) return;
+#endif
+        if (!grid_barrier(sync, (uint32_t)level + 1)) return;
     }
 }
 

@@ -1,0 +1,118 @@
+"""A/B of the GPU witness kernel's tuning macros on a compiled porep-lite program, as JSON.
+
+Each variant is a set of defines for r1cs/witness.cu (see its tuning macros); the variants run
+alternating, ``--runs`` rounds after one warm-up, each timed with CUDA events around the
+kernels of ``run_program`` (inputs and hints already on the device), and each variant's z must
+equal the first one's bit for bit.
+
+    python bench/gpu_witness_variants.py --challenges 135 --depth 8 --out bench/results/X.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from cuzk_backend_gpu.driver import EventClock
+from cuzk_backend_gpu.witness import run_program
+from cuzk_core.bench.environment import capture
+from cuzk_core.circuits import PorepLite
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile
+from cuzk_core.witness.compiled import compile_circuit
+from cuzk_core.witness.replay import replay
+
+VARIANTS: dict[str, dict[str, int]] = {
+    "generation-barrier,no-prefetch,full-sums,256": {
+        "WITNESS_BARRIER": 0,
+        "WITNESS_PREFETCH": 0,
+        "WITNESS_NARROW_SUMS": 0,
+        "WITNESS_THREADS": 256,
+    },
+    "generation-barrier,prefetch,full-sums,512": {
+        "WITNESS_BARRIER": 0,
+        "WITNESS_NARROW_SUMS": 0,
+    },
+    "counter-barrier,prefetch,narrow-sums,512": {},
+    "counter-barrier,no-prefetch,narrow-sums,512": {"WITNESS_PREFETCH": 0},
+    "counter-barrier,prefetch,narrow-sums,256": {"WITNESS_THREADS": 256},
+    "counter-barrier,no-prefetch,narrow-sums,256": {"WITNESS_PREFETCH": 0, "WITNESS_THREADS": 256},
+}
+"""Variant name → defines (the empty set is the kernel's defaults)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--challenges", type=int, default=33)
+    parser.add_argument("--depth", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--backend", default="cupy")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+
+    plugins = load_plugins()
+    profile = load_profile("h200")
+    backend = plugins.backend(profile)
+    plugin = plugins.plugin(args.backend)
+    gpu = plugin.gpu
+    circuit = PorepLite(challenges=args.challenges, depth=args.depth)
+    compiled, _ = compile_circuit(backend, circuit)
+    program = compiled.program
+    inputs, hints = replay(circuit, program)
+    clock = EventClock(gpu)
+    times: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    first_z: np.ndarray | None = None
+    with gpu.scope():
+        on_device = [gpu.to_device(x) for x in (inputs, hints)]
+        for round_ in range(args.runs + 1):
+            for name, defines in VARIANTS.items():
+                gpu.defines["r1cs/witness.cu"] = defines
+                z, ms = clock.time(lambda: run_program(gpu, program, *on_device))
+                if round_ == 0:
+                    got = z.get()
+                    if first_z is None:
+                        first_z = got
+                    elif not np.array_equal(got, first_z):
+                        print(f"variant {name}: a different witness", file=sys.stderr)
+                        return 1
+                else:
+                    times[name].append(ms)
+    counts = program.counts()
+    print(f"porep-lite c{args.challenges} d{args.depth}: {counts}")
+    print(f"{'variant':48} {'median ms':>10} {'min':>8} {'max':>8} {'us/level':>9}")
+    rows = {}
+    for name, values in times.items():
+        median = statistics.median(values)
+        rows[name] = {
+            "median_ms": median,
+            "min_ms": min(values),
+            "max_ms": max(values),
+            "runs_ms": values,
+            "defines": VARIANTS[name],
+        }
+        per_level = 1000 * median / max(1, counts["levels"])
+        print(f"{name:48} {median:10.2f} {min(values):8.2f} {max(values):8.2f} {per_level:9.2f}")
+    if args.out:
+        record = {
+            "benchmark": "gpu-witness-variants",
+            "backend": args.backend,
+            "circuit": {
+                "name": "porep-lite",
+                "challenges": args.challenges,
+                "depth": args.depth,
+                **counts,
+            },
+            "environment": capture(),
+            "variants": rows,
+        }
+        args.out.write_text(json.dumps(record, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
