@@ -21,7 +21,7 @@ from .field import matrix_on_device
 _R = FR_MODULUS
 _R3 = pow(1 << 256, 3, _R)
 _MODULE = "r1cs/witness.cu"
-THREADS = 512
+THREADS = 128
 """Threads per block of ``witness_levels`` (the kernel's WITNESS_THREADS, unless a define
 changes it)."""
 
@@ -105,14 +105,14 @@ def run_program(
         # Every block must be resident at once (the kernel's barrier): at most what fits.
         fits = gpu.resident_threads(levels, threads) // threads
         blocks = max(1, min(math.ceil(loaded.width / (threads // 32)), fits))
-        sync = gpu.zeros((3,), np.uint32)
+        sync = gpu.zeros((2,), np.uint32)
         gpu.launch(
             levels,
             blocks * threads,
             (*loaded.tables, np.uint64(loaded.num_levels), z, np.uint64(num_inputs), sync),
             block=threads,
         )
-        if sync.get()[2]:
+        if sync.get()[1]:
             raise GpuError(
                 f"{gpu.name} backend: the witness kernel's {blocks} blocks were not all resident "
                 "at once (it waited 10 s at a level barrier)"

@@ -4,28 +4,28 @@
 // The program is thousands of levels of a few hundred ops each (porep-lite 2^20: 6,273 levels
 // of ~166), so one launch per level would be launch-bound. witness_levels runs every level in
 // one persistent launch instead: a warp per op (its lanes split the rows' entries), and a
-// grid-wide barrier between levels. Each level's wait is then latency: the z loads, the
-// products and the warp sums, and the barrier; the op's description and its rows' first
-// entries do not depend on z, so each warp loads them for its next op before the barrier.
-// The blocks must all be resident at once: the host launches no more than fit.
+// grid-wide barrier between levels. A level then costs the latency of one op (loads, products,
+// warp sums: ~7 µs on the H200) plus the barrier's (~1.5 µs); see bench/NOTES.md for the A/B
+// of block sizes, barriers and prefetching across the barrier (no gain). The blocks must all be resident at once: the host
+// launches no more than fit.
 //
 // z is kept in Montgomery form; the matrices' coefficients stay canonical (as the SpMV reads
 // them), so coeff·z_mont under the Montgomery product is the canonical coeff·z.
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
 
-// Tuning macros (A/B runs set them through the driver's defines).
+// Tuning macros (bench/gpu_witness_variants.py sets them through the driver's defines).
 #ifndef WITNESS_THREADS
-#define WITNESS_THREADS 512
-#endif
-#ifndef WITNESS_BARRIER  // 0: arrive, reset and bump a generation; 1: one counter, release/acquire
-#define WITNESS_BARRIER 1
-#endif
-#ifndef WITNESS_PREFETCH  // 1: fetch the warp's next op before the level barrier
-#define WITNESS_PREFETCH 1
+#define WITNESS_THREADS 128
 #endif
 #ifndef WITNESS_NARROW_SUMS  // 1: a warp sum over only as many lanes as the op's longest row
 #define WITNESS_NARROW_SUMS 1
+#endif
+#ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): levels without barriers
+#define WITNESS_TIMING_NO_BARRIER 0
+#endif
+#ifndef WITNESS_TIMING_NO_OPS  // timing only (a wrong witness): barriers without ops
+#define WITNESS_TIMING_NO_OPS 0
 #endif
 #define FULL_WARP 0xffffffffu
 #define OP_BIT 2
@@ -67,7 +67,6 @@ __device__ __forceinline__ uint64_t global_timer_ns() {
     return t;
 }
 
-#if WITNESS_BARRIER == 1
 __device__ __forceinline__ void arrive_release(uint32_t* p) {
     asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
 }
@@ -77,35 +76,22 @@ __device__ __forceinline__ uint32_t load_acquire(const uint32_t* p) {
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-#endif
 
-// Every block of the launch waits here for the others at barrier number `round` (1, 2, …);
-// sync = {arrived, generation, stuck}. False when the launch is stuck (a block timed out, or
-// saw another one time out).
+// Every block of the launch waits here for the others at barrier number `round` (1, 2, …):
+// arrivals only ever add up, so round r is complete when r·blocks have arrived. sync =
+// {arrived, stuck}; false when the launch is stuck (a block timed out, or saw another one
+// time out).
 __device__ bool grid_barrier(uint32_t* sync, uint32_t round) {
     __shared__ bool ok;
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile uint32_t* stuck = sync + 2;
+        volatile uint32_t* stuck = sync + 1;
         ok = true;
         const uint64_t start = global_timer_ns();
-#if WITNESS_BARRIER == 1
-        // Arrivals only ever add up: round r is complete when r·blocks have arrived.
         const uint32_t target = round * gridDim.x;
         __threadfence();
         arrive_release(sync);
         while (load_acquire(sync) < target) {
-#else
-        volatile uint32_t* generation = sync + 1;
-        const uint32_t seen = *generation;  // cannot move on before this block arrives
-        __threadfence();
-        if (atomicAdd(sync, 1) == gridDim.x - 1) {
-            atomicExch(sync, 0);
-            __threadfence();
-            atomicAdd(sync + 1, 1);
-        }
-        while (*generation == seen) {
-#endif
             if (*stuck != 0 || global_timer_ns() - start > BARRIER_TIMEOUT_NS) {
                 *stuck = 1;
                 ok = false;
@@ -125,38 +111,6 @@ struct __align__(16) op_t {
     int64_t aux, kind_extra, a_begin, a_end, b_begin, b_end, c_begin, c_end;
 };
 
-// A lane's first entry of each of the op's three rows: what it can load before the level's
-// barrier, since none of it depends on z.
-struct prefetch_t {
-    op_t op;
-    int64_t col[3];
-    fr_t coeff[3];
-};
-
-struct tables_t {
-    const int64_t* cols[3];
-    const fr_t* coeffs[3];
-};
-
-__device__ __forceinline__ prefetch_t fetch_op(const op_t* ops, int64_t i, const tables_t& t,
-                                               const int64_t* lin_cols, const fr_t* lin_coeffs,
-                                               uint32_t lane) {
-    prefetch_t p;
-    p.op = load_vec(ops + i);
-    const bool bit = (p.op.kind_extra & 0xff) == OP_BIT;
-    const int64_t begin[3] = {p.op.a_begin, p.op.b_begin, p.op.c_begin};
-    const int64_t end[3] = {p.op.a_end, p.op.b_end, p.op.c_end};
-#pragma unroll
-    for (int m = 0; m < 3; m++) {
-        const int64_t e = begin[m] + lane;
-        const int64_t* cols = (m == 0 && bit) ? lin_cols : t.cols[m];
-        const fr_t* coeffs = (m == 0 && bit) ? lin_coeffs : t.coeffs[m];
-        p.col[m] = e < end[m] ? cols[e] : -1;
-        p.coeff[m] = e < end[m] ? load_vec(coeffs + e) : fr_t::zero();
-    }
-    return p;
-}
-
 // z[n_in + j] for every non-hint op j, level by level: ops[level_ptr[l] .. level_ptr[l+1]) is
 // level l. The rows' coefficients are canonical; inv_r3[k] is the k-th inverse times R^3, so
 // that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 = (a·b − c)·inv in Montgomery form for canonical
@@ -166,38 +120,37 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
     const int64_t* c_cols, const fr_t* c_coeffs, const int64_t* lin_cols, const fr_t* lin_coeffs,
     const op_t* ops, const fr_t* inv_r3, const int64_t* level_ptr, uint64_t num_levels, fr_t* z,
     uint64_t num_inputs, uint32_t* sync) {
-    const tables_t t = {{a_cols, b_cols, c_cols}, {a_coeffs, b_coeffs, c_coeffs}};
     const uint32_t lane = threadIdx.x & 31;
     const int64_t warp = (int64_t)(global_thread() >> 5);
     const int64_t warps = (int64_t)((gridDim.x * (uint64_t)blockDim.x) >> 5);
     fr_t* aux = z + num_inputs;
-    int64_t first = level_ptr[0] + warp;
-#if WITNESS_PREFETCH
-    prefetch_t next = {};
-    if (first < level_ptr[1]) next = fetch_op(ops, first, t, lin_cols, lin_coeffs, lane);
-#endif
     for (uint64_t level = 0; level < num_levels; level++) {
         const int64_t last = level_ptr[level + 1];
-        for (int64_t i = first; i < last; i += warps) {
-#if WITNESS_PREFETCH
-            const prefetch_t p = i == first ? next : fetch_op(ops, i, t, lin_cols, lin_coeffs, lane);
-#else
-            const prefetch_t p = fetch_op(ops, i, t, lin_cols, lin_coeffs, lane);
-#endif
-            const bool bit = (p.op.kind_extra & 0xff) == OP_BIT;
-            const int64_t begin[3] = {p.op.a_begin, p.op.b_begin, p.op.c_begin};
-            const int64_t end[3] = {p.op.a_end, p.op.b_end, p.op.c_end};
+        for (int64_t i = level_ptr[level] + warp; i < last && !WITNESS_TIMING_NO_OPS; i += warps) {
+            const op_t op = load_vec(ops + i);
+            const bool bit = (op.kind_extra & 0xff) == OP_BIT;
+            const int64_t begin[3] = {op.a_begin, op.b_begin, op.c_begin};
+            const int64_t end[3] = {op.a_end, op.b_end, op.c_end};
+            const int64_t* cols[3] = {bit ? lin_cols : a_cols, b_cols, c_cols};
+            const fr_t* coeffs[3] = {bit ? lin_coeffs : a_coeffs, b_coeffs, c_coeffs};
+            // The first entry of each row, loaded together (one load latency, not three).
+            int64_t col[3];
+            fr_t coeff[3];
+#pragma unroll
+            for (int m = 0; m < 3; m++) {
+                const int64_t e = begin[m] + lane;
+                col[m] = e < end[m] ? cols[m][e] : -1;
+                coeff[m] = e < end[m] ? load_vec(coeffs[m] + e) : fr_t::zero();
+            }
             fr_t sum[3];
 #pragma unroll
             for (int m = 0; m < 3; m++) {
-                sum[m] = p.col[m] >= 0 ? p.coeff[m] * load_shared_z(z + p.col[m]) : fr_t::zero();
+                sum[m] = col[m] >= 0 ? coeff[m] * load_shared_z(z + col[m]) : fr_t::zero();
             }
 #pragma unroll
             for (int m = 0; m < 3; m++) {  // rows longer than a warp: the rest, lane-strided
-                const int64_t* cols = (m == 0 && bit) ? lin_cols : t.cols[m];
-                const fr_t* coeffs = (m == 0 && bit) ? lin_coeffs : t.coeffs[m];
                 for (int64_t e = begin[m] + 32 + lane; e < end[m]; e += 32) {
-                    sum[m] = sum[m] + load_vec(coeffs + e) * load_shared_z(z + cols[e]);
+                    sum[m] = sum[m] + load_vec(coeffs[m] + e) * load_shared_z(z + cols[m][e]);
                 }
             }
 #if WITNESS_NARROW_SUMS
@@ -212,20 +165,17 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
             for (int m = 0; m < 3; m++) sum[m] = warp_sum(sum[m], half);
             fr_t value;
             if (bit) {
-                const uint32_t b = (uint32_t)(p.op.kind_extra >> 8);
+                const uint32_t b = (uint32_t)(op.kind_extra >> 8);
                 value = (sum[0].v[b >> 5] >> (b & 31)) & 1 ? fr_t::one() : fr_t::zero();
             } else {  // SOLVE: aux j is still zero, so C·z leaves out its own term
-                const fr_t inv = load_vec(inv_r3 + (p.op.kind_extra >> 8));
+                const fr_t inv = load_vec(inv_r3 + (op.kind_extra >> 8));
                 value = (sum[0] * sum[1] - sum[2] * fr_t::canonical_one()) * inv;
             }
-            if (lane == 0) store_shared_z(aux + p.op.aux, value);
+            if (lane == 0) store_shared_z(aux + op.aux, value);
         }
-        if (level + 1 == num_levels) break;
-        first = last + warp;
-#if WITNESS_PREFETCH
-        if (first < level_ptr[level + 2]) next = fetch_op(ops, first, t, lin_cols, lin_coeffs, lane);
+#if !WITNESS_TIMING_NO_BARRIER
+        if (level + 1 < num_levels && !grid_barrier(sync, (uint32_t)level + 1)) return;
 #endif
-        if (!grid_barrier(sync, (uint32_t)level + 1)) return;
     }
 }
 
