@@ -109,6 +109,38 @@ class Backend:
         """Inverse of :meth:`coset_ntt`."""
         return self._call("cuzk_coset_intt", values=values, domain=domain, shift=shift)
 
+    def quotient_on_coset(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        c: np.ndarray,
+        domain: EvaluationDomain,
+        shift: int,
+        scale: int,
+        coefficients: bool,
+    ) -> np.ndarray:
+        """``(a·b − c)·scale`` on the coset ``shift·⟨ω⟩`` of a, b, c's interpolations (brought
+        back to coefficients with ``coefficients``): the backend's hook, else its transforms."""
+        found = self._hook.cuzk_quotient_on_coset(
+            ctx=self.ctx,
+            a=a,
+            b=b,
+            c=c,
+            domain=domain,
+            shift=shift,
+            scale=scale,
+            coefficients=coefficients,
+        )
+        if found is not None:
+            return found
+        evaluations = []
+        for values in (a, b, c):
+            padded = np.zeros((domain.size, 4), dtype=np.uint64)
+            padded[: len(values)] = values
+            evaluations.append(self.coset_ntt(self.intt(padded, domain), domain, shift))
+        quotient = self.quotient_pointwise(*evaluations, scale=scale)
+        return self.coset_intt(quotient, domain, shift) if coefficients else quotient
+
     def quotient_pointwise(
         self, a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: int
     ) -> np.ndarray:

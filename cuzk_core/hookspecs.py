@@ -321,6 +321,37 @@ def cuzk_quotient_pointwise(
     """
 
 
+@hookspec(firstresult=True)
+def cuzk_quotient_on_coset(
+    ctx: BackendContext,
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    domain: EvaluationDomain,
+    shift: int,
+    scale: int,
+    coefficients: bool,
+) -> np.ndarray:
+    """H's whole computation in one call, so that a backend keeps its intermediates. Optional.
+
+    a, b, c (each at most ``domain.size`` rows, zero-padded to it) are interpolated over the
+    domain, evaluated on the coset ``shift·⟨ω⟩`` and combined as ``(a·b − c)·scale``; with
+    ``coefficients`` the result is brought back by the coset iNTT. Without the hook the core
+    composes ``cuzk_intt``, ``cuzk_coset_ntt``, ``cuzk_quotient_pointwise`` and
+    ``cuzk_coset_intt``, which the result must equal bit for bit. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param a: ``(n, 4)`` scalars, ``n ≤ domain.size``: A·z.
+    :param b: ``(n, 4)`` scalars: B·z.
+    :param c: ``(n, 4)`` scalars: C·z.
+    :param domain: the evaluation domain.
+    :param shift: the coset's shift.
+    :param scale: the factor of the pointwise step (1/Z on the coset, or 1).
+    :param coefficients: bring the result back to coefficients (the coset iNTT).
+    :return: ``(domain.size, 4)`` scalars: evaluations on the coset, or coefficients.
+    """
+
+
 # -------------------------------------------------------------------------------------------------
 # MSM: Σ scalarᵢ·baseᵢ
 # -------------------------------------------------------------------------------------------------
@@ -436,6 +467,7 @@ OPTIONAL_HOOKS = frozenset(
         "cuzk_prepare",
         "cuzk_witness",
         "cuzk_first_unsatisfied",
+        "cuzk_quotient_on_coset",
         "cuzk_fixed_base_g1",
         "cuzk_fixed_base_g2",
         "cuzk_bench_clock",
@@ -444,7 +476,8 @@ OPTIONAL_HOOKS = frozenset(
 )
 """Hooks a backend may leave out: :mod:`cuzk_core.fallbacks` answers for them (nothing to
 prepare, the plain-Python witness evaluator and fixed-base reference, the host clock) or the
-caller does without (the witness check from the quotient hook, no device memory)."""
+caller does without (the witness check from the quotient hook, H from the NTT hooks, no device
+memory)."""
 
 HOOK_NAMES = tuple(sorted(name for name in tuple(globals()) if name.startswith("cuzk_")))
 """Every hook of the contract."""

@@ -218,6 +218,40 @@ class GpuPlugin:
             up = [self.memory.to_device(ctx.profile, x) for x in (a, b, c)]
             return self.memory.returned(ctx.profile, field.quotient(self.gpu, *up, scale))
 
+    @hookimpl
+    def cuzk_quotient_on_coset(
+        self,
+        ctx: BackendContext,
+        a: np.ndarray,
+        b: np.ndarray,
+        c: np.ndarray,
+        domain: EvaluationDomain,
+        shift: int,
+        scale: int,
+        coefficients: bool,
+    ) -> np.ndarray | None:
+        """H's transforms and quotient step on the device, one download at the end."""
+        if domain.size == 1:
+            return None  # nothing to transform: the core's composition is exact and cheap
+        size, log_n, omega = domain.size, domain.log_size, domain.omega
+        what = f"H over a domain of 2^{log_n}"
+        with self._device(ctx, what):
+            self.gpu.ensure_fits(5 * size * _SCALAR_BYTES, what)
+            evaluations = []
+            for values in (a, b, c):
+                if len(values) > size:
+                    raise ValueError(f"{len(values)} rows do not fit a domain of {size}")
+                padded = self.gpu.zeros((size, 4), np.uint64)
+                self.gpu.copy_into(
+                    padded[: len(values)], self.memory.to_device(ctx.profile, values)
+                )
+                coefficients_of = ntt.inverse(self.gpu, padded, log_n, omega)
+                evaluations.append(ntt.forward(self.gpu, coefficients_of, log_n, omega, shift))
+            out = field.quotient(self.gpu, *evaluations, scale)
+            if coefficients:
+                out = ntt.inverse(self.gpu, out, log_n, omega, shift)
+            return self.memory.returned(ctx.profile, out)
+
     # ------------------------------------------------------------ MSM
 
     def _slicer(self, ctx: BackendContext, bases: Any, group: str) -> tuple[msm.BaseSlicer, bool]:

@@ -556,6 +556,34 @@ def _quotient(kind: str, checked: Subject, rng: random.Random) -> None:
             check_quotient(checked, a, b, c, scale)
 
 
+def _quotient_on_coset(coefficients: bool, checked: Subject, rng: random.Random) -> str | None:
+    """H in one call equals the reference's composition of the transforms, for short and full
+    rows, both root conventions and their cosets."""
+    backend = checked.backend()
+    if not backend.implements("cuzk_quotient_on_coset"):
+        return NOT_IMPLEMENTED
+    for log_n in (1, 2, 6):
+        for generator in (BELLPERSON_GENERATOR, SNARKJS_GENERATOR):
+            domain = EvaluationDomain(log_n, generator)
+            omega_2n = EvaluationDomain(log_n + 1, generator).omega
+            for rows in sorted({1, domain.size - 1, domain.size}):
+                a, b, c = (
+                    ints_to_limbs(SCALAR_KINDS[kind](rng, rows))
+                    for kind in ("mixed", "random", "r-1")
+                )
+                copies = [v.copy() for v in (a, b, c)]
+                for shift in (generator, omega_2n):
+                    scale = rng.choice([1, rng.randrange(R)])
+                    got = backend.quotient_on_coset(a, b, c, domain, shift, scale, coefficients)
+                    want = checked.reference.quotient_on_coset(
+                        a, b, c, domain, shift, scale, coefficients
+                    )
+                    what = f"2^{log_n} (generator {generator}), {rows} rows, shift {_short(shift)}"
+                    same_scalars(got, want, what)
+                unchanged([a, b, c], copies, "quotient_on_coset")
+    return None
+
+
 FIRST_UNSATISFIED_CASES: dict[str, Callable[[random.Random, int], list[int]]] = {
     "all-hold": lambda rng, n: [],
     "first-row": lambda rng, n: [0],
@@ -919,6 +947,9 @@ def _build() -> Iterator[Check]:
         yield Check("cuzk_quotient_pointwise", kind, partial(_quotient, kind))
     for case in FIRST_UNSATISFIED_CASES:
         yield Check("cuzk_first_unsatisfied", case, partial(_first_unsatisfied, case))
+    for coefficients in (True, False):
+        case = "coefficients" if coefficients else "evaluations"
+        yield Check("cuzk_quotient_on_coset", case, partial(_quotient_on_coset, coefficients))
     for group in GROUPS:
         hook = f"cuzk_msm_{group}"
         for n in (1, 2, 3, 64):

@@ -9,6 +9,8 @@ others would be points at infinity); :func:`query_density` says which those are.
 
 from __future__ import annotations
 
+import weakref
+
 import attrs
 import numpy as np
 
@@ -112,3 +114,17 @@ def query_density(matrix: SparseMatrix, num_vars: int) -> np.ndarray:
     used = np.zeros(num_vars, dtype=bool)
     used[matrix.cols] = True
     return used
+
+
+_QUERY_INDICES: weakref.WeakKeyDictionary[SparseMatrix, tuple[int, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def query_indices(matrix: SparseMatrix, num_vars: int) -> np.ndarray:
+    """The variables :func:`query_density` selects, ascending; computed once per matrix (a
+    pass over every entry, which each proof of a compiled circuit would otherwise repeat)."""
+    found = _QUERY_INDICES.get(matrix)
+    if found is None or found[0] != num_vars:
+        found = _QUERY_INDICES[matrix] = (num_vars, np.flatnonzero(query_density(matrix, num_vars)))
+    return found[1]

@@ -28,7 +28,7 @@ from cuzk_core.curve.g2 import g2_add_affine, g2_from_affine, g2_mul, g2_to_affi
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.groth16.keys import Proof, ProvingKey, query_density
+from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
 from cuzk_core.groth16.sources import KeySource, WitnessSource
 from cuzk_core.layout import limbs_to_ints
@@ -72,8 +72,8 @@ def _query_scalars(
         return witness, witness
     num_vars = matrices.num_inputs + matrices.num_aux
     return (
-        witness[query_density(matrices.a, num_vars)],
-        witness[query_density(matrices.b, num_vars)],
+        np.take(witness, query_indices(matrices.a, num_vars), axis=0),
+        np.take(witness, query_indices(matrices.b, num_vars), axis=0),
     )
 
 

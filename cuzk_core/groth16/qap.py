@@ -58,16 +58,8 @@ def compute_h(
     """
     m = domain.size
     shift = domain.generator
-    evaluations = []
-    for values in (a, b, c):
-        padded = np.zeros((m, 4), dtype=np.uint64)
-        padded[: len(values)] = values
-        coefficients = backend.intt(padded, domain)
-        evaluations.append(backend.coset_ntt(coefficients, domain, shift))
-    z_on_coset_inv = fr_inv(pow(shift, m, _R) - 1)
-    a_eval, b_eval, c_eval = evaluations
-    quotient = backend.quotient_pointwise(a_eval, b_eval, c_eval, scale=z_on_coset_inv)
-    h = backend.coset_intt(quotient, domain, shift)
+    scale = fr_inv(pow(shift, m, _R) - 1)  # 1/Z, constant on the coset
+    h = backend.quotient_on_coset(a, b, c, domain, shift, scale, coefficients=True)
     if limbs_to_ints(h[m - 1 :])[0] != 0:
         raise ArithmeticError(
             "A·B − C is not divisible by Z: the witness does not satisfy the circuit"
@@ -83,16 +75,8 @@ def compute_h_odd_coset(
     There Z(x) = x^m − 1 is the constant −2, so no division happens here: snarkjs folds 1/Z into
     its H points. Returns ``m`` evaluations (not coefficients).
     """
-    m = domain.size
     shift = fr_root_of_unity(domain.log_size + 1, domain.generator)
-    evaluations = []
-    for values in (a, b, c):
-        padded = np.zeros((m, 4), dtype=np.uint64)
-        padded[: len(values)] = values
-        coefficients = backend.intt(padded, domain)
-        evaluations.append(backend.coset_ntt(coefficients, domain, shift))
-    a_eval, b_eval, c_eval = evaluations
-    return backend.quotient_pointwise(a_eval, b_eval, c_eval, scale=1)
+    return backend.quotient_on_coset(a, b, c, domain, shift, 1, coefficients=False)
 
 
 @attrs.frozen
