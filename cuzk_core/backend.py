@@ -133,12 +133,13 @@ class Backend:
         )
         if found is not None:
             return found
-        evaluations = []
-        for values in (a, b, c):
+
+        def on_coset(values: np.ndarray) -> np.ndarray:
             padded = np.zeros((domain.size, 4), dtype=np.uint64)
             padded[: len(values)] = values
-            evaluations.append(self.coset_ntt(self.intt(padded, domain), domain, shift))
-        quotient = self.quotient_pointwise(*evaluations, scale=scale)
+            return self.coset_ntt(self.intt(padded, domain), domain, shift)
+
+        quotient = self.quotient_pointwise(on_coset(a), on_coset(b), on_coset(c), scale=scale)
         return self.coset_intt(quotient, domain, shift) if coefficients else quotient
 
     def quotient_pointwise(
