@@ -230,3 +230,47 @@ def test_the_device_budget_bounds_two_streamed_chunks(group):
     whole = msm.plan_chunk(*args, True, None, plenty, threads)[1]
     chunk, need = msm.plan_chunk(*args, True, None, whole - 1, threads)  # a little short
     assert chunk == 50_000 and need <= whole - 1
+
+
+def test_the_witness_op_table_points_at_each_ops_rows():
+    """The kernel's op rows (built with array operations, once per program) name the aux, the
+    kind and extra, and the entry ranges of the rows each op reads, in level order."""
+    from cuzk_backend_gpu.witness import op_table
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.witness.compiled import compile_circuit
+    from cuzk_core.witness.program import BIT, SOLVE
+
+    backend = load_plugins().backend(load_profile("cpu"))
+    compiled, _ = compile_circuit(backend, PorepLite(challenges=1, depth=2), use_cache=False)
+    program = compiled.program
+    table = op_table(program)
+    assert len(table) == len(program.level_ops)
+    m = program.matrices
+    kinds = set()
+    for row, aux in zip(table.tolist(), program.level_ops.tolist(), strict=True):
+        kind, arg, extra = int(program.kind[aux]), int(program.arg[aux]), int(program.extra[aux])
+        assert row[:2] == [aux, kind | extra << 8]
+        if kind == SOLVE:
+            ranges = [(mat.indptr[arg], mat.indptr[arg + 1]) for mat in (m.a, m.b, m.c)]
+        else:
+            assert kind == BIT
+            ranges = [(program.lin.indptr[arg], program.lin.indptr[arg + 1]), (0, 0), (0, 0)]
+        assert row[2:] == [int(x) for pair in ranges for x in pair]
+        kinds.add(kind)
+    assert kinds == {SOLVE, BIT}
+
+
+def test_mirrors_find_a_returned_array_by_identity_only_while_it_lives():
+    from cuzk_backend_gpu.memory import Mirrors
+
+    mirrors = Mirrors()
+    host, device = np.zeros((4, 4), np.uint64), object()
+    assert mirrors.keep(host, device, "canonical") is host
+    assert not host.flags.writeable  # the two copies cannot drift apart
+    assert mirrors.find(host, "canonical") is device
+    assert mirrors.find(host, "montgomery") is None
+    assert mirrors.find(host.copy(), "canonical") is None  # equal values, another array
+    assert mirrors.find(host[1:], "canonical") is None
+    key = (id(host), "canonical")
+    del host
+    assert key not in mirrors._by_id
