@@ -28,7 +28,7 @@ from . import field, fixed_base, msm, ntt
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
 from .memory import DeviceBases, HostBases, Memory, group_of, key_budget
-from .witness import first_unsatisfied, from_montgomery, run_program
+from .witness import first_unsatisfied, from_montgomery, program_on_device, run_program
 
 _SCALAR_BYTES = 32
 
@@ -126,6 +126,8 @@ class GpuPlugin:
         z stays there, mirrored, for the R1CS products."""
         check_witness_arguments(program, inputs, hints)
         with self._device(ctx, "computing the witness"):
+            with self.gpu.step(ctx.timer, "witness_tables"):  # the first proof's upload
+                program_on_device(self.gpu, program)
             on_device = [self.memory.to_device(ctx.profile, x) for x in (inputs, hints)]
             z_mont = run_program(self.gpu, program, *on_device)
             z = self.memory.to_host(ctx.profile, from_montgomery(self.gpu, z_mont))
@@ -141,6 +143,9 @@ class GpuPlugin:
             nnz = matrices.a.nnz + matrices.b.nnz + matrices.c.nnz
             needed = nnz * 48 + (len(witness) * 2 + 3 * rows) * _SCALAR_BYTES
             self.gpu.ensure_fits(needed, "R1CS")
+            with self.gpu.step(ctx.timer, "r1cs_tables"):  # the first proof's upload
+                for matrix in (matrices.a, matrices.b, matrices.c):
+                    field.matrix_on_device(self.gpu, matrix)
             z_mont = self.memory.mirrors.find(witness, "montgomery")
             if z_mont is None:
                 z_mont = field.to_montgomery(self.gpu, self.memory.to_device(ctx.profile, witness))
