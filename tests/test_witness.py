@@ -20,7 +20,7 @@ from cuzk_core.witness.compiled import (
     shape_digest,
     synthesize_native,
 )
-from cuzk_core.witness.program import BIT, HINT, SOLVE
+from cuzk_core.witness.program import BIT, HINT, SOLVE, levels_of
 from cuzk_core.witness.replay import ReplayMismatch, replay
 
 
@@ -47,6 +47,42 @@ def test_porep_lite_program_has_every_op_kind_and_levels(cpu):
     assert counts["bits"] == 2 * 3 and counts["solved"] == program.num_aux - 14
     # a level reads only earlier levels: every op's level exceeds its dependencies'
     assert 1 < program.num_levels < counts["solved"]
+
+
+def _levels_one_op_at_a_time(kind, deps_ptr, deps):
+    """The definition, op by op: 1 + the deepest computed op read (hints are level 0)."""
+    level = [0] * len(kind)
+    for j in range(len(kind)):
+        if kind[j] != HINT:
+            read = deps[deps_ptr[j] : deps_ptr[j + 1]].tolist()
+            level[j] = 1 + max((level[d] for d in read), default=0)
+    return level
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_levels_match_their_definition_on_random_programs(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    kind = rng.choice([HINT, SOLVE, BIT], size=n, p=[0.2, 0.6, 0.2]).astype(np.uint8)
+    reads = [rng.integers(0, j, size=rng.integers(0, 4)) if j else np.zeros(0) for j in range(n)]
+    if seed % 2:  # a chain: one level per op
+        reads = [np.array([j - 1]) if j else np.zeros(0) for j in range(n)]
+    deps_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in reads], out=deps_ptr[1:])
+    deps = np.concatenate(reads).astype(np.int64)  # duplicates allowed
+    level_ptr, level_ops = levels_of(kind, deps_ptr, deps)
+    level = _levels_one_op_at_a_time(kind, deps_ptr, deps)
+    expected = sorted((level[j], j) for j in range(n) if kind[j] != HINT)
+    assert level_ops.tolist() == [j for _, j in expected]
+    sizes = np.bincount([lv for lv, _ in expected], minlength=1)[1:]
+    assert np.diff(level_ptr).tolist() == sizes.tolist()
+    assert level_ptr.dtype == np.int64 and level_ops.dtype == np.int64
+
+
+def test_levels_of_a_program_of_hints_only():
+    no_deps = np.zeros(0, np.int64)
+    level_ptr, level_ops = levels_of(np.zeros(3, np.uint8), np.zeros(4, np.int64), no_deps)
+    assert level_ptr.tolist() == [0] and level_ops.tolist() == []
 
 
 def test_other_instances_of_the_shape_get_the_gadget_witness(cpu):

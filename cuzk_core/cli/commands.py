@@ -40,6 +40,7 @@ from cuzk_core.plugins import BLOCK_ENV, load_plugins
 from cuzk_core.profile import load_profile, named_profiles, plugin_profiles
 from cuzk_core.progress import Progress
 from cuzk_core.timing import TIMINGS_FILE, Timer
+from cuzk_core.witness.compiled import proving_matrices
 
 _PARAMS_FILES = [
     params_dir.PARAMS_FILE,
@@ -76,7 +77,7 @@ def _backend(args: argparse.Namespace, timer: Timer) -> Backend:
 
 
 def _make_params(backend: Backend, circuit, seed: int | None, progress: Progress) -> ProvingKey:
-    matrices = NativeCircuit(circuit).assign(backend).matrices
+    matrices = proving_matrices(backend, circuit)  # no witness: setup needs only the rows
     progress.step("synthesis")
     return generate_parameters(matrices, seed=seed, progress=progress, backend=backend)
 

@@ -218,6 +218,20 @@ def synthesize_native(
     return compiled, Synthesized(compiled.program.matrices, witness)
 
 
+def proving_matrices(backend: Backend, circuit: Any) -> R1CSMatrices:
+    """A native circuit's matrices with the input rows, as setup needs them: from its compiled
+    program when one is cached (no witness is computed), else from compiling it now (or, on the
+    slow path, from running its gadgets)."""
+    from cuzk_core.groth16.qap import with_input_rows
+
+    compiled, synthesized = compile_circuit(backend, circuit)
+    if compiled.program is not None:
+        return compiled.proving_matrices
+    if synthesized is None:
+        synthesized = backend.synthesize(circuit)
+    return with_input_rows(synthesized.matrices)
+
+
 def compiled_assignment(backend: Backend, circuit: Any) -> Assignment:
     """The prover's assignment for a native circuit: input rows included (built once per
     process for a compiled circuit)."""

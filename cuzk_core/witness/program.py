@@ -76,18 +76,31 @@ def levels_of(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Group ops into levels: an op's level is one more than the deepest aux it reads (inputs and
     hints are level 0). ``deps[deps_ptr[j]:deps_ptr[j+1]]`` are the aux indices op j reads, all
-    below j. Returns ``(level_ptr, level_ops)``."""
+    below j. Returns ``(level_ptr, level_ops)``.
+
+    Kahn's layering in array operations, one step a level rather than one an op: an op joins the
+    level after the one where the last non-hint op it reads was placed."""
     n = len(program_kind)
-    level = [0] * n
-    ptr = deps_ptr.tolist()
-    flat = deps.tolist()
-    for j in np.flatnonzero(program_kind != HINT).tolist():
-        start, end = ptr[j], ptr[j + 1]
-        level[j] = 1 + max(map(level.__getitem__, flat[start:end]), default=0)
-    levels = np.asarray(level, dtype=np.int64)
-    ops = np.flatnonzero(program_kind != HINT)
-    order = ops[np.argsort(levels[ops], kind="stable")]
-    counts = np.bincount(levels[ops], minlength=1)[1:] if len(ops) else np.zeros(0, np.int64)
-    level_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=level_ptr[1:])
-    return level_ptr, order.astype(np.int64)
+    computed = program_kind != HINT
+    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(deps_ptr))
+    edge = computed[owner] & computed[deps]  # hints sit at level 0: they wait for nothing
+    owner, dep = owner[edge], deps[edge]
+    waiting = np.bincount(owner, minlength=n)  # per op, how many computed ops it still waits for
+    order = np.argsort(dep, kind="stable")
+    readers, reader_ptr = owner[order], np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(dep, minlength=n), out=reader_ptr[1:])
+    level = np.flatnonzero(computed & (waiting == 0))
+    levels = []
+    while len(level):
+        levels.append(level)
+        starts, ends = reader_ptr[level], reader_ptr[level + 1]
+        counts = ends - starts
+        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        told, times = np.unique(readers[np.repeat(starts, counts) + offsets], return_counts=True)
+        waiting[told] -= times
+        level = told[waiting[told] == 0]
+    sizes = np.array([len(ops) for ops in levels], dtype=np.int64)
+    level_ptr = np.zeros(len(levels) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=level_ptr[1:])
+    level_ops = np.concatenate(levels) if levels else np.zeros(0, dtype=np.int64)
+    return level_ptr, level_ops.astype(np.int64)

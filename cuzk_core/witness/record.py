@@ -197,7 +197,8 @@ def _dependencies(
     owner, cols = np.concatenate(owners), np.concatenate(columns)
     aux = cols - n_in
     keep = (aux >= 0) & (aux != owner)
-    pairs = np.unique(owner[keep] * (len(kind) + 1) + aux[keep])
+    pairs = np.sort(owner[keep] * (len(kind) + 1) + aux[keep], kind="stable")  # runs by owner
+    pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])] if len(pairs) else pairs
     owner, dep = np.divmod(pairs, len(kind) + 1)
     ptr = np.zeros(len(kind) + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner, minlength=len(kind)), out=ptr[1:])
