@@ -11,14 +11,14 @@ import pytest
 from test_groth16 import CubeCircuit
 
 from cuzk_core.errors import FormatError
-from cuzk_core.groth16 import files, key_convert
+from cuzk_core.groth16 import files, key_cache, key_convert
 from cuzk_core.groth16.key_cache import (
     ALIGN,
     QUERIES,
     CacheInvalid,
-    Checksum,
     SourceStamp,
     beside,
+    block_sums,
     checksum_of,
     read_header,
 )
@@ -94,11 +94,11 @@ def test_checksum_sees_a_flipped_bit_and_swapped_blocks():
     flipped[12345] ^= np.uint64(1 << 40)
     swapped = np.concatenate([data[1 << 17 : 2 << 17], data[: 1 << 17], data[2 << 17 :]])
     assert checksum_of(flipped) != reference != checksum_of(swapped)
-    streamed = Checksum()  # whole 1 MiB blocks, then the rest: the same digest
-    raw = data.view(np.uint8)
-    streamed.update(raw[: 2 << 20])
-    streamed.update(raw[2 << 20 :])
-    assert streamed.hexdigest() == reference
+    raw = data.view(np.uint8)  # chunks starting on 1 MiB blocks add up to the whole
+    head, rest = block_sums(raw[: 2 << 20], 0), block_sums(raw[2 << 20 :], 2)
+    mask = (1 << 64) - 1
+    total, weighted = (head[0] + rest[0]) & mask, (head[1] + rest[1]) & mask
+    assert f"{total:016x}{weighted:016x}" == reference
     odd = np.arange(13, dtype=np.uint8)  # a tail shorter than a word counts, zero-padded
     assert checksum_of(odd) != checksum_of(odd[:12])
 
@@ -168,6 +168,61 @@ def test_errors_count_points_across_chunks(tmp_path: Path, key_with_holes, monke
     params.write_bytes(bytes(data))
     with pytest.raises(FormatError, match="h point 5: bad flag bits"):
         key_convert.params_to_cache(params, tmp_path / "k.cuzkkey")
+
+
+@pytest.fixture
+def multi_chunk_cache(tmp_path: Path, monkeypatch) -> Path:
+    """A cache of random bytes whose h and b_g2 sections span several 1 MiB read chunks (the
+    last one partial), read by as many threads as this machine gives."""
+    monkeypatch.setattr(key_cache, "READ_CHUNK", 1 << 20)
+    source = _write(tmp_path / "source.bin", b"not read here")
+    counts = {"h": 40_000, "l": 3, "a": 0, "b_g1": 3, "b_g2": 20_001}
+    rng = np.random.default_rng(7)
+    path = tmp_path / "big.cuzkkey"
+    with key_cache.building(
+        path, source, SourceStamp.of(source), "params", False, b"vk", counts
+    ) as w:
+        for name in w.sections:
+            raw = w.array(name).reshape(-1).view(np.uint8)
+            raw[:] = rng.integers(0, 256, len(raw), dtype=np.uint8)
+    return path
+
+
+def _read_all(path: Path, into_arrays: bool) -> dict[str, np.ndarray]:
+    header = read_header(path)
+    arrays = {n: np.empty(s.shape, s.dtype) for n, s in header.sections.items()}
+    targets = [(s, arrays[n] if into_arrays else None) for n, s in header.sections.items()]
+    key_cache.read_checked(path, targets)
+    return arrays
+
+
+def test_parallel_chunked_read_gives_every_byte(multi_chunk_cache: Path):
+    header = read_header(multi_chunk_cache)
+    assert header.sections["h.coords"].nbytes > 3 * key_cache.READ_CHUNK
+    arrays = _read_all(multi_chunk_cache, into_arrays=True)
+    for name, section in header.sections.items():
+        assert np.array_equal(arrays[name], key_cache.section_map(multi_chunk_cache, section))
+    _read_all(multi_chunk_cache, into_arrays=False)  # checked through scratch buffers
+
+
+@pytest.mark.parametrize(
+    "damage", ["flip a bit in the third chunk", "swap the first two chunks", "zero the last page"]
+)
+def test_damage_in_any_chunk_is_refused(multi_chunk_cache: Path, damage: str):
+    section = read_header(multi_chunk_cache).sections["h.coords"]
+    data = bytearray(multi_chunk_cache.read_bytes())
+    chunk, start, end = 1 << 20, section.offset, section.offset + section.nbytes
+    if damage.startswith("flip"):
+        data[start + 2 * chunk + 12345] ^= 0x10
+    elif damage.startswith("swap"):
+        first, second = data[start : start + chunk], data[start + chunk : start + 2 * chunk]
+        data[start : start + 2 * chunk] = second + first
+    else:
+        data[end - 4096 : end] = bytes(4096)
+    multi_chunk_cache.write_bytes(bytes(data))
+    for into_arrays in (True, False):
+        with pytest.raises(CacheInvalid, match=r"section h\.coords fails its checksum"):
+            _read_all(multi_chunk_cache, into_arrays)
 
 
 def _write(path: Path, data: bytes) -> Path:

@@ -261,7 +261,7 @@ def check(args: argparse.Namespace) -> int:
     if args.key is not None:
         if args.wtns is not None:
             raise CuzkError("--key checks a key; check a witness with --r1cs and --wtns alone")
-        return key_check.run(args)
+        return key_check.run(args, _backend(args, Timer(level=0)))
     if args.r1cs is None or args.wtns is None:
         raise CuzkError("cuzk check needs --r1cs and --wtns (a witness), or --key (a proving key)")
     backend = _backend(args, Timer())

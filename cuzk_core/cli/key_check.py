@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 
+from cuzk_core.backend import Backend
 from cuzk_core.groth16.keycheck import G1, G2, SOUNDNESS_BITS, check_key
-from cuzk_core.plugins import load_plugins
-from cuzk_core.profile import load_profile
 from cuzk_core.progress import Progress
-from cuzk_core.timing import Timer
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, backend: Backend) -> int:
     """Exit 0 and a summary when every point lies in its subgroup (and, with --r1cs, the zkey's
-    coefficients are the circuit's); otherwise the one-line error names the section and index."""
-    backend = load_plugins().backend(load_profile(args.profile), Timer(level=0))
+    coefficients are the circuit's) on ``backend``; otherwise the one-line error names the
+    section and index."""
     progress = Progress("check key", G1.rounds + G2.rounds, enabled=False if args.quiet else None)
     report = check_key(args.key, backend, args.r1cs, progress)
     progress.close()

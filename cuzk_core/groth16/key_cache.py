@@ -9,9 +9,10 @@ query (h, l, a, b_g1, b_g2) its canonical ``coords`` and its ``infinity`` mask.
 Freshness against the source key is a :class:`SourceStamp` (size, mtime and a digest of sampled
 blocks), not a hash of the whole source: hashing runs at ~200 MB/s on this box, 2.5 s for a
 2^20-constraint key per proof, the cost the cache exists to remove. Integrity of the cache itself
-is a per-section checksum (:class:`Checksum`, word sums at memory speed) that catches truncation,
-zeroed pages and flipped bits; it guards against accidents, not against someone who can write
-the cache directory (they could write the key itself).
+is a per-section checksum (:func:`block_sums`, word sums at memory speed) that catches
+truncation, zeroed pages and flipped bits; it guards against accidents, not against someone who
+can write the cache directory (they could write the key itself). Loading checks it as it reads
+(:func:`read_checked`): each chunk is summed right after it is read, in parallel threads.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator
-from io import BufferedIOBase
+import threading
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -93,45 +95,36 @@ class SourceStamp:
 
 # ---------------------------------------------------------------- checksums
 
+_WORDS_PER_BLOCK = _BLOCK_BYTES // 8
+_WORD_MASK = (1 << 64) - 1
 
-class Checksum:
-    """Fletcher-style sums over 1 MiB blocks of 64-bit words: Σ sᵢ and Σ (i+1)·sᵢ mod 2^64, sᵢ
-    the wrapping sum of block i's words (the tail zero-padded), so a changed word or a moved
-    block changes it. ``update`` takes whole blocks until the last call."""
 
-    def __init__(self) -> None:
-        self._sum = np.uint64(0)
-        self._weighted = np.uint64(0)
-        self._blocks = 0
+def block_sums(raw: np.ndarray, first_block: int = 0) -> tuple[int, int]:
+    """Fletcher-style sums of contiguous bytes ``raw`` whose first byte begins 1 MiB block
+    ``first_block``: Σ sᵢ and Σ (i+1)·sᵢ mod 2^64, sᵢ the wrapping sum of block i's 64-bit words
+    (the tail zero-padded), so a changed word or a moved block changes them. The sums of a
+    section's chunks (each starting on a block) add up, mod 2^64, to the section's."""
+    full = len(raw) // 8 * 8
+    words = raw[:full].view("<u8")
+    sums = np.add.reduceat(words, np.arange(0, len(words), _WORDS_PER_BLOCK)) if full else words
+    if full != len(raw):
+        tail = np.zeros(8, np.uint8)
+        tail[: len(raw) - full] = raw[full:]
+        if len(words) % _WORDS_PER_BLOCK:
+            sums[-1] += tail.view("<u8")[0]
+        else:  # the tail starts a block of its own
+            sums = np.concatenate([sums, tail.view("<u8")])
+    index = np.arange(first_block + 1, first_block + 1 + len(sums), dtype=np.uint64)
+    return int(np.add.reduce(sums, dtype=np.uint64)), int(np.add.reduce(sums * index))  # wrap
 
-    def update(self, data: np.ndarray) -> None:
-        """Add contiguous bytes; every call but the last must be a whole number of blocks."""
-        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
-        full = len(raw) // 8 * 8
-        words = raw[:full].view("<u8")
-        if full != len(raw):
-            tail = np.zeros(8, np.uint8)
-            tail[: len(raw) - full] = raw[full:]
-            words = np.concatenate([words, tail.view("<u8")])
-        per_block = _BLOCK_BYTES // 8
-        count = -(-len(words) // per_block)
-        sums = np.add.reduceat(words, np.arange(0, len(words), per_block)) if count else words
-        index = np.arange(self._blocks + 1, self._blocks + 1 + count, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            self._sum += np.add.reduce(sums, dtype=np.uint64)
-            self._weighted += np.add.reduce(sums * index, dtype=np.uint64)
-        self._blocks += count
 
-    def hexdigest(self) -> str:
-        """32 hex digits."""
-        return f"{int(self._sum):016x}{int(self._weighted):016x}"
+def _digest(total: int, weighted: int) -> str:
+    return f"{total & _WORD_MASK:016x}{weighted & _WORD_MASK:016x}"
 
 
 def checksum_of(data: np.ndarray) -> str:
-    """The :class:`Checksum` of one array."""
-    check = Checksum()
-    check.update(data)
-    return check.hexdigest()
+    """The checksum of one array (32 hex digits: its :func:`block_sums`)."""
+    return _digest(*block_sums(np.ascontiguousarray(data).reshape(-1).view(np.uint8)))
 
 
 # ---------------------------------------------------------------- header
@@ -366,32 +359,55 @@ def section_map(path: Path, section: Section) -> np.ndarray:
     return np.memmap(path, dtype=dtype, mode="r", offset=section.offset, shape=shape)
 
 
-def read_section_into(f: BufferedIOBase, section: Section, out: np.ndarray) -> None:
-    """Read one section into ``out`` (C-contiguous, its shape and dtype) and check its checksum."""
-    raw = out.reshape(-1).view(np.uint8)
-    f.seek(section.offset)
-    done = 0
-    while done < len(raw):
-        got = f.readinto(raw[done : done + (64 << 20)].data)
-        if not got:
-            raise CacheInvalid(f"truncated inside section {section.name}")
-        done += got
-    if checksum_of(raw) != section.checksum:
-        raise CacheInvalid(f"corrupted: section {section.name} fails its checksum")
+READ_CHUNK = 4 << 20
+"""Bytes one reader thread reads and then checks: whole checksum blocks, few enough that they
+are checked while still in the core's cache, so a load touches each byte once."""
+READ_THREADS = min(8, len(os.sched_getaffinity(0)))
+"""Reader threads: reads and numpy's sums release the GIL, and copying from the page cache
+scales with cores until memory bandwidth runs out."""
 
 
-def check_section(f: BufferedIOBase, section: Section, buffer: np.ndarray) -> None:
-    """Check one section's checksum by reading it through ``buffer`` (a whole number of 1 MiB
-    blocks), so that the check costs no resident memory beyond the buffer."""
-    check = Checksum()
-    f.seek(section.offset)
-    left = section.nbytes
-    while left:
-        view = buffer[: min(left, len(buffer))]
-        got = f.readinto(view.data)
-        if got != len(view):
-            raise CacheInvalid(f"truncated inside section {section.name}")
-        check.update(view)
-        left -= got
-    if check.hexdigest() != section.checksum:
-        raise CacheInvalid(f"corrupted: section {section.name} fails its checksum")
+def read_checked(path: Path, targets: Iterable[tuple[Section, np.ndarray | None]]) -> None:
+    """Read each section into its array (C-contiguous, its shape and dtype; None: only through a
+    per-thread scratch buffer, for a section used as a memmap) and check its checksum, in chunks
+    of :data:`READ_CHUNK` spread over :data:`READ_THREADS` threads; :class:`CacheInvalid` naming
+    the first section (in ``targets`` order) that fails. ``targets`` is consumed while the
+    threads read, so arrays it allocates on demand are allocated beside the reads."""
+    scratch = threading.local()
+    fd = os.open(path, os.O_RDONLY)
+
+    def read_chunk(section: Section, out: np.ndarray | None, start: int) -> tuple[int, int]:
+        length = min(READ_CHUNK, section.nbytes - start)
+        if out is None:
+            if not hasattr(scratch, "buffer"):
+                scratch.buffer = np.empty(READ_CHUNK, np.uint8)
+            raw = scratch.buffer[:length]
+        else:
+            raw = out.reshape(-1).view(np.uint8)[start : start + length]
+        done = 0
+        while done < length:
+            try:
+                got = os.preadv(fd, [raw[done:]], section.offset + start + done)
+            except OSError as exc:
+                raise CacheInvalid(f"cannot read section {section.name}: {exc.strerror}") from None
+            if not got:
+                raise CacheInvalid(f"truncated inside section {section.name}")
+            done += got
+        return block_sums(raw, start // _BLOCK_BYTES)
+
+    pool = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="cuzk-key-read")
+    try:
+        work = []
+        for section, out in targets:
+            if out is not None and not (out.flags.c_contiguous and out.nbytes == section.nbytes):
+                raise ValueError(f"section {section.name} needs a C-contiguous array of its size")
+            chunks = range(0, section.nbytes, READ_CHUNK)
+            work.append((section, [pool.submit(read_chunk, section, out, c) for c in chunks]))
+        for section, futures in work:
+            parts = [future.result() for future in futures]
+            total, weighted = sum(p[0] for p in parts), sum(p[1] for p in parts)
+            if _digest(total, weighted) != section.checksum:
+                raise CacheInvalid(f"corrupted: section {section.name} fails its checksum")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        os.close(fd)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +32,11 @@ from cuzk_core.groth16.key_cache import (
     SUFFIX,
     CacheHeader,
     CacheInvalid,
+    Section,
     SourceStamp,
     beside,
-    check_section,
+    read_checked,
     read_header,
-    read_section_into,
     section_map,
 )
 from cuzk_core.groth16.key_convert import PARAMS, ZKEY, params_to_cache, zkey_to_cache
@@ -104,24 +104,24 @@ def _batches(sections: dict[str, np.ndarray]) -> dict[str, Any]:
 def open_cache(
     cache: Path, header: CacheHeader, vk_path: Path, storage: KeyStorage, alloc: Allocator
 ) -> ProvingKey:
-    """The key in ``cache`` under ``storage``; every section's checksum is checked first
-    (:class:`CacheInvalid` if one fails). ``vk_path`` names the key in errors about its vk."""
+    """The key in ``cache`` under ``storage``; every section's checksum is checked as it is read
+    (:class:`CacheInvalid` if one fails), the host buffers allocated while earlier sections are
+    being read. ``vk_path`` names the key in errors about its vk."""
     arrays: dict[str, np.ndarray] = {}
-    with cache.open("rb") as f:
-        if storage is KeyStorage.MMAP:
-            buffer = np.empty(16 << 20, np.uint8)
-            for name, section in header.sections.items():
-                check_section(f, section, buffer)
+
+    def targets() -> Iterator[tuple[Section, np.ndarray | None]]:
+        for name, section in header.sections.items():
+            if storage is KeyStorage.MMAP:
                 arrays[name] = section_map(cache, section)
-        else:
-            for name, section in header.sections.items():
-                out = (
-                    np.empty(section.shape, section.dtype)
-                    if name == "vk" or name.endswith(".infinity")
-                    else alloc(section.shape, section.dtype, f"params.{name.split('.')[0]}")
-                )
-                read_section_into(f, section, out)
-                arrays[name] = out
+                yield section, None
+                continue
+            if name == "vk" or name.endswith(".infinity"):
+                arrays[name] = np.empty(section.shape, section.dtype)
+            else:
+                arrays[name] = alloc(section.shape, section.dtype, f"params.{name.split('.')[0]}")
+            yield section, arrays[name]
+
+    read_checked(cache, targets())
     # subgroups were checked when the cache was written; the checksum says these are those bytes
     vk = files.vk_from_bytes(vk_path, arrays.pop("vk").tobytes(), check_subgroup=False)
     return ProvingKey(vk, **_batches(arrays), dense_ab=header.dense_ab)
@@ -190,7 +190,14 @@ def _load(
 
 
 def _alloc(backend: Backend) -> Allocator:
-    return backend.alloc_host
+    """The backend's host buffers, each in a ``key_alloc`` span (page-locking is the cost of a
+    GPU backend's, ``CUZK_TIMING=2`` shows it)."""
+
+    def alloc(shape: tuple[int, ...], dtype: str, purpose: str) -> np.ndarray:
+        with backend.ctx.timer.span("key_alloc", purpose=purpose):
+            return backend.alloc_host(shape, dtype, purpose)
+
+    return alloc
 
 
 @attrs.frozen
