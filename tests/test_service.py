@@ -35,6 +35,11 @@ from cuzk_core.service.client import Client, ServiceError
 from cuzk_core.service.proto import cuzk_pb2 as pb
 from cuzk_core.service.proto import cuzk_pb2_grpc as rpc
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT_S = 60
 SCALE = os.environ.get("CUZK_SERVE_SCALE", "6x3")
@@ -204,6 +209,14 @@ def test_generated_code_matches_the_proto(tmp_path):
     for name in ("cuzk_pb2.py", "cuzk_pb2.pyi", "cuzk_pb2_grpc.py"):
         regenerated = (tmp_path / proto.parent / name).read_text()
         assert regenerated == (REPO / proto.parent / name).read_text(), f"{name} is stale"
+
+
+def test_generated_code_runs_on_the_oldest_grpcio_the_serve_extra_allows():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    (grpcio,) = [d for d in extras["optional-dependencies"]["serve"] if d.startswith("grpcio")]
+    (tools,) = [d for d in extras["optional-dependencies"]["test"] if d.startswith("grpcio-")]
+    assert grpcio == f"grpcio>={rpc.GRPC_GENERATED_VERSION}"
+    assert tools == f"grpcio-tools=={rpc.GRPC_GENERATED_VERSION}"
 
 
 # ---------------------------------------------------------------- concurrency

@@ -5,7 +5,7 @@ import warnings
 
 from cuzk_core.service.proto import cuzk_pb2 as cuzk__core_dot_service_dot_proto_dot_cuzk__pb2
 
-GRPC_GENERATED_VERSION = '1.85.1'
+GRPC_GENERATED_VERSION = '1.84.0'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
 
