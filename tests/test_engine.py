@@ -30,6 +30,7 @@ from cuzk_core.engine import (
     UnknownKey,
     check_key,
 )
+from cuzk_core.engine.handoff import Handoff
 from cuzk_core.engine.keys import load_key
 from cuzk_core.engine.residency import KeyResidency
 from cuzk_core.engine.scheduler import QueuedJob, Scheduler
@@ -147,6 +148,48 @@ def test_scheduler_refuses_past_max_queued_and_skips_removed_jobs():
     assert scheduler.next_batch()[0].job_id == "b"
     scheduler.close()
     assert scheduler.next_batch() is None
+
+
+def test_scheduler_counts_jobs_handed_out_until_they_start():
+    scheduler = Scheduler(max_queued=2, max_batch_size=2, max_batch_wait_ms=0)
+    for seq, job in enumerate("ab"):
+        scheduler.push(QueuedJob.make(job, "k", Priority.NORMAL, seq))
+    assert [j.job_id for j in scheduler.next_batch()] == ["a", "b"]
+    assert len(scheduler) == 2  # handed out in a batch, not started: still waiting
+    with pytest.raises(QueueFull, match="2 jobs waiting to start"):
+        scheduler.push(QueuedJob.make("c", "k", Priority.NORMAL, 2))
+    assert scheduler.start("a") and not scheduler.start("a")
+    assert scheduler.push(QueuedJob.make("c", "k", Priority.NORMAL, 2)) == 1  # b runs first
+    assert scheduler.remove("b") and not scheduler.start("b")  # cancelled while it waited
+    assert len(scheduler) == 1
+
+
+# ---------------------------------------------------------------- the stages' handoff
+
+
+def test_handoff_holds_depth_jobs_from_reserve_to_done_in_order():
+    handoff: Handoff[str] = Handoff(2)
+    assert handoff.reserve() and handoff.reserve()
+    handoff.put("a")
+    handoff.put("b")
+    third = threading.Event()
+    waiter = threading.Thread(target=lambda: handoff.reserve() and third.set())
+    waiter.start()
+    assert handoff.get() == "a"
+    assert not third.wait(0.1)  # "a" is in stage 2 and still holds its place
+    handoff.done()
+    assert third.wait(5)
+    waiter.join()
+    assert len(handoff) == 2
+    handoff.release()  # the third job ended in stage 1
+    handoff.close()
+    assert handoff.get() == "b" and handoff.get() is None  # drained, then closed
+    handoff.done()
+    assert not handoff.reserve() and len(handoff) == 0
+    with pytest.raises(RuntimeError, match="never reserved"):
+        handoff.done()
+    with pytest.raises(ValueError, match="at least one place"):
+        Handoff(0)
 
 
 # ---------------------------------------------------------------- residency
@@ -335,5 +378,29 @@ def test_engine_cancels_queued_and_running_jobs(tmp_path, keys):
         assert ended.state is JobState.CANCELLED and "cancelled while running" in ended.error
         _verified(engine, queued[0].job_id)  # the engine goes on with the next job
         assert engine.cancel(queued[0].job_id) == (engine.get(queued[0].job_id), False)
+    finally:
+        engine.shutdown()
+
+
+def test_max_queued_counts_the_jobs_waiting_for_a_pipeline_place(tmp_path, keys):
+    slow = "[debug.sleep_ms]\nmsm_h = 1500\n"
+    config = _config(tmp_path, {"d1": keys["d1"]}, max_queued=2, profile=_profile(tmp_path, slow))
+    engine = Engine(config)
+    engine.start()
+    try:
+        started = [engine.submit(JobRequest("d1", JobInput(circuit_seed=i))) for i in (1, 2)]
+        deadline = time.monotonic() + 30
+        while any(engine.get(t.job_id).state is not JobState.RUNNING for t in started):
+            assert time.monotonic() < deadline  # one in stage 2, one synthesized beside it
+            time.sleep(0.02)
+        waiting = [engine.submit(JobRequest("d1", JobInput(circuit_seed=i))) for i in (3, 4)]
+        with pytest.raises(QueueFull, match="2 jobs waiting to start"):
+            engine.submit(JobRequest("d1", JobInput(circuit_seed=5)))
+        assert engine.status().queued == 2  # the first taken out of the queue into a batch
+        record, was_running = engine.cancel(waiting[0].job_id)
+        assert record.state is JobState.CANCELLED and not was_running
+        assert engine.status().queued == 1
+        for ticket in [*started, waiting[1]]:
+            engine.cancel(ticket.job_id)
     finally:
         engine.shutdown()

@@ -1,16 +1,17 @@
 """The proving engine: a job store, a scheduler, key residency and a two-stage pipeline.
 
 Stage 1 (a CPU thread) takes the next job and synthesizes it; stage 2 (another thread) leases
-the job's key and runs the backend's phases. With ``pipeline`` on, synthesis of job N+1 runs
-while job N is in stage 2; with it off, a job starts only when the one before has finished (the
-A/B baseline). The engine is a library: the gRPC service and the CLI are thin layers over it.
+the job's key and runs the backend's phases. The stages meet in a bounded :class:`Handoff`: with
+``pipeline`` on it has :data:`PIPELINE_DEPTH` places, so synthesis of job N+1 runs while job N
+is in stage 2; with it off :data:`SEQUENTIAL_DEPTH`, so a job starts only when the one before
+has finished (the A/B baseline). The engine is a library: the gRPC service and the CLI are thin
+layers over it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import queue
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 import attrs
 
 from cuzk_core.backend import Backend
+from cuzk_core.engine.handoff import PIPELINE_DEPTH, SEQUENTIAL_DEPTH, Handoff
 from cuzk_core.engine.jobs import (
     JobCancelled,
     JobError,
@@ -147,8 +149,8 @@ class Engine:
             on_evict=self.listener.key_evicted,
         )
         self._roots = tuple(root.resolve() for root in config.input_roots)
-        self._slots = threading.Semaphore(2 if config.pipeline else 1)
-        self._handoff: queue.Queue[tuple[_Live, Backend, Prepared] | None] = queue.Queue()
+        depth = PIPELINE_DEPTH if config.pipeline else SEQUENTIAL_DEPTH
+        self._handoff: Handoff[tuple[_Live, Backend, Prepared]] = Handoff(depth)
         self._live: dict[str, _Live] = {}
         self._cancelled: set[str] = set()
         self._lock = threading.Lock()
@@ -192,7 +194,7 @@ class Engine:
         if self._threads:
             synthesis, prover, sweeper = self._threads
             synthesis.join()
-            self._handoff.put(None)
+            self._handoff.close()
             prover.join()
             sweeper.join()
         with self._finished:
@@ -315,12 +317,13 @@ class Engine:
             if batch is None:
                 return
             for queued in batch:
-                self._slots.acquire()
-                if self._stopping.is_set():  # the rest stay queued in the store
-                    self._slots.release()
+                if not self._handoff.reserve():
                     return
-                if not self._stage_one(queued):
-                    self._slots.release()
+                if self._stopping.is_set():  # the rest stay queued in the store
+                    self._handoff.release()
+                    return
+                if not self.scheduler.start(queued.job_id) or not self._stage_one(queued):
+                    self._handoff.release()  # cancelled while it waited, or ended in stage 1
 
     def _stage_one(self, queued: QueuedJob) -> bool:
         """Synthesize one job and hand it to stage 2; False when it ended here instead."""
@@ -357,7 +360,7 @@ class Engine:
             try:
                 self._stage_two(*item)
             finally:
-                self._slots.release()
+                self._handoff.done()
 
     def _stage_two(self, live: _Live, backend: Backend, prepared: Prepared) -> None:
         record = live.record

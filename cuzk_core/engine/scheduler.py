@@ -5,6 +5,10 @@ A batch is the queue head plus the queued jobs of the same key and priority, up 
 ``max_batch_size``; when it is short, the collector waits up to ``max_batch_wait_ms`` for more
 of them, ending the wait early when a job of higher priority arrives. The engine runs a batch's
 jobs back to back under one key lease (today's prover has no multi-proof MSM to fuse them into).
+
+A job handed out in a batch still waits (for a place in the engine's pipeline) until the engine
+:meth:`Scheduler.start` s it: until then it counts toward ``max_queued`` and can be removed, so
+the limit and the queue length always mean every accepted job that has not started.
 """
 
 from __future__ import annotations
@@ -42,34 +46,44 @@ class Scheduler:
         self.max_batch_wait_s = max_batch_wait_ms / 1000.0
         self._heap: list[QueuedJob] = []
         self._queued: dict[str, QueuedJob] = {}
+        self._handed: dict[str, QueuedJob] = {}
+        """Jobs handed out in a batch that have not started: waiting for a pipeline place."""
         self._changed = threading.Condition()
         self._closed = False
 
     def __len__(self) -> int:
+        """Jobs waiting: queued, or handed out in a batch and not started."""
         with self._changed:
-            return len(self._queued)
+            return self._waiting()
 
     def check_room(self) -> None:
         """:class:`QueueFull` when a new job would not fit."""
         with self._changed:
-            if len(self._queued) >= self.max_queued:
-                raise QueueFull(f"the queue is full ({self.max_queued} jobs waiting); retry later")
+            self._check_room()
 
     def push(self, job: QueuedJob, force: bool = False) -> int:
         """Queue ``job`` (``force``: even past ``max_queued``, for jobs accepted before a
         restart); returns how many queued jobs run before it."""
         with self._changed:
-            if not force and len(self._queued) >= self.max_queued:
-                raise QueueFull(f"the queue is full ({self.max_queued} jobs waiting); retry later")
+            if not force:
+                self._check_room()
             heapq.heappush(self._heap, job)
             self._queued[job.job_id] = job
             self._changed.notify_all()
-            return sum(1 for other in self._queued.values() if other < job)
+            return len(self._handed) + sum(1 for other in self._queued.values() if other < job)
 
     def remove(self, job_id: str) -> bool:
-        """Take a queued job out (a cancel); False when it is not queued."""
+        """Take a waiting job out (a cancel); False when it has started or is unknown."""
         with self._changed:
+            if self._handed.pop(job_id, None) is not None:
+                return True
             return self._queued.pop(job_id, None) is not None  # its heap entry is skipped later
+
+    def start(self, job_id: str) -> bool:
+        """A job handed out in a batch starts now (it stops counting as waiting); False when it
+        was removed while it waited."""
+        with self._changed:
+            return self._handed.pop(job_id, None) is not None
 
     def close(self) -> None:
         """Stop handing out batches; :meth:`next_batch` returns None from now on."""
@@ -95,9 +109,19 @@ class Scheduler:
                     break
                 self._changed.wait(left)
                 batch += self._take_same(head, self.max_batch_size - len(batch))
+            self._handed.update((job.job_id, job) for job in batch)
             return batch
 
     # ------------------------------------------------------------ internals (hold the lock)
+
+    def _waiting(self) -> int:
+        return len(self._queued) + len(self._handed)
+
+    def _check_room(self) -> None:
+        if self._waiting() >= self.max_queued:
+            raise QueueFull(
+                f"the queue is full ({self.max_queued} jobs waiting to start); retry later"
+            )
 
     def _pop_live(self) -> QueuedJob | None:
         while self._heap:

@@ -15,7 +15,7 @@ allowed (exit status 2)::
     pipeline = true          # synthesis of the next job beside the current job's backend phases
     max_batch_size = 8       # same-key jobs run back to back under one key lease
     max_batch_wait_ms = 0    # how long a short batch waits for more of its key
-    max_queued = 1000        # beyond this, SubmitProof gets RESOURCE_EXHAUSTED
+    max_queued = 1000        # jobs waiting to start (queued or batched); then RESOURCE_EXHAUSTED
     max_attempts = 3         # a job the daemon died in this often fails instead of re-running
     result_ttl_s = 86400     # unfetched results are kept this long
     fetched_ttl_s = 600      # fetched results this long

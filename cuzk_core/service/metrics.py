@@ -36,7 +36,7 @@ class Metrics(EngineListener):
         self.key_evictions = Counter(
             "cuzk_key_evictions", "Hot keys demoted to make room", ["key"], registry=r
         )
-        self.queued = Gauge("cuzk_jobs_queued", "Jobs waiting", registry=r)
+        self.queued = Gauge("cuzk_jobs_queued", "Jobs waiting to start", registry=r)
         self.running = Gauge("cuzk_jobs_running", "Jobs in synthesis or proving", registry=r)
         self.hot_bytes = Gauge("cuzk_key_hot_bytes", "Bytes held by hot keys", registry=r)
         self.budget_bytes = Gauge("cuzk_key_budget_bytes", "Hot key budget", registry=r)
