@@ -4,14 +4,16 @@ RSS the load adds, one fresh process per policy (the page cache warmed first).
     python bench/keyload_bench.py --params /tmp/p18/params.bin --profile cpu --runs 5 \\
         --json bench/results/DATE-keyload-cpu-2e18.json
 
-A child process loads the profile's backend with only ``memory.key_storage`` changed, resets its
-RSS high-water mark (``/proc/self/clear_refs``), then times ``ParamsFile(path).load(backend)``
-``--runs`` times (the ``load_params`` phase is this call plus O(inputs) bookkeeping; under
-``device`` the later loads return the process's resident key), in ``--processes`` fresh
-processes per policy. The first load's peak RSS above the RSS before it is the figure the
-key-cache targets bound: ``mmap`` ≤ 0.2 ×, ``host`` ≤ 1.2 × the key's bytes. ``key_alloc`` is
-the time the first load spent in the backend's five host buffers (page-locked on a GPU backend
-that pins through a pool), overlapped with the reading of the sections before each.
+A child process loads the profile's backend with ``memory.key_storage`` (and each ``--change``)
+set, resets its RSS high-water mark (``/proc/self/clear_refs``), then times
+``ParamsFile(path).load(backend)`` ``--runs`` times: the ``load_params`` phase is this call plus
+O(inputs) bookkeeping; under ``device`` the later loads return the process's resident key. Each
+policy runs in ``--processes`` fresh processes, interleaved; wall and CPU seconds (all threads:
+the figure to compare on a busy machine) are their medians. The first load's peak RSS above the
+RSS before it is what the key-cache targets bound: ``mmap`` ≤ 0.2 ×, ``host`` ≤ 1.2 × the key's
+bytes. ``key_alloc`` is the time the first load spent in the backend's five host buffers
+(page-locked on a GPU backend that pins through a pool), overlapped with the reading of the
+sections before each.
 """
 
 from __future__ import annotations
@@ -54,11 +56,12 @@ def child(params: Path, profile: str, changes: dict[str, str], storage: str, run
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # resets VmHWM to the current RSS
     before = _rss_kib("VmRSS")
-    seconds, keys = [], []
+    seconds, cpu_seconds, keys = [], [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         keys.append(source.load(backend))
         seconds.append(time.perf_counter() - start)
+        cpu_seconds.append(time.process_time() - cpu_start)
         if len(keys) == 1:
             peak = _rss_kib("VmHWM")
         if storage != "device":
@@ -74,6 +77,7 @@ def child(params: Path, profile: str, changes: dict[str, str], storage: str, run
         "first_s": round(seconds[0], 4),
         "later_median_s": round(statistics.median(seconds[1:]), 4) if runs > 1 else None,
         "all_s": [round(s, 4) for s in seconds],
+        "cpu_all_s": [round(s, 4) for s in cpu_seconds],
         "spans_s": spans,
         "rss_before_kib": before,
         "peak_rss_added_kib": peak - before,
@@ -121,13 +125,17 @@ def main() -> None:
     for storage, runs in children.items():
         first = statistics.median(r["first_s"] for r in runs)
         later = statistics.median(r["later_median_s"] or 0 for r in runs)
+        first_cpu = statistics.median(r["cpu_all_s"][0] for r in runs)
+        later_cpu = statistics.median(s for r in runs for s in r["cpu_all_s"][1:] or [0])
         peak = max(r["peak_rss_added_kib"] for r in runs)
         alloc = statistics.median(sum(r["spans_s"].get("key_alloc", [0])) for r in runs)
         results.append({"storage": storage, "first_median_s": first, "later_median_s": later,
+                        "first_cpu_median_s": first_cpu, "later_cpu_median_s": later_cpu,
                         "peak_rss_added_kib_max": peak, "processes": runs})  # fmt: skip
         print(
-            f"{storage:7s} first {first * 1000:8.1f} ms  later {later * 1000:8.1f} ms  "
-            f"(medians of {len(runs)} processes; key_alloc of a first load {alloc * 1000:.1f} ms)"
+            f"{storage:7s} first {first * 1000:7.1f} ms (CPU {first_cpu * 1000:6.1f})  later "
+            f"{later * 1000:7.1f} ms (CPU {later_cpu * 1000:6.1f})  (medians of {len(runs)} "
+            f"processes; key_alloc of a first load {alloc * 1000:.1f} ms)"
             f"  peak RSS added {peak / 1024:7.1f} MiB ({peak * 1024 / runs[0]['key_bytes']:.2f}"
             " x the key)"
         )
