@@ -12,6 +12,7 @@ prefer another worker, and a result reaches the store once (only from the job's 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import queue
 import shutil
@@ -128,6 +129,7 @@ class FleetEngine:
         self._started = time.monotonic()
         self._vks: dict[str, VerifyingKey] = {}
         self._owns_ray = False
+        self._closed = False
         self._remote: Any = None
 
     # ------------------------------------------------------------ lifecycle
@@ -161,9 +163,13 @@ class FleetEngine:
         self._thread.start()
 
     def shutdown(self) -> None:
-        """Send no more jobs, let the ones in flight finish, stop the workers, close the store."""
+        """Send no more jobs, let the ones in flight finish, stop the workers, close the store
+        (once: a second call does nothing)."""
         import ray
 
+        if self._closed:
+            return
+        self._closed = True
         with self._lock:
             self._stopping.set()
         self._events.put(("stop",))
@@ -174,10 +180,8 @@ class FleetEngine:
             self._thread.join()
         for worker in self.workers.values():
             if worker.state in ("up", "starting"):
-                try:
+                with contextlib.suppress(Exception):  # one that cannot stop is killed below
                     ray.get(worker.actor.stop.remote(), timeout=30)
-                except Exception:  # noqa: BLE001 - a worker that cannot stop is killed below
-                    pass
             ray.kill(worker.actor, no_restart=True)
         with self._finished:
             self._finished.notify_all()
@@ -485,7 +489,7 @@ class FleetEngine:
         except ray.exceptions.RayActorError:
             self._lost(worker)
             return
-        except Exception as exc:  # noqa: BLE001 - a failure inside the worker's call
+        except Exception as exc:  # a failure inside the worker's call
             del self._running[job_id]
             self.router.finished(name, job_id, worker.hot)
             self._end(job_id, JobState.FAILED, f"worker {name}: {_first_line(exc)}")
@@ -502,7 +506,8 @@ class FleetEngine:
                 load_s = timings["key_load_ms"] / 1000.0
         self.router.finished(name, job_id, outcome["hot"], proof_s, load_s)
         if key_id in loaded:
-            self.listener.key_loaded(key_id, timings.get("key_load_ms", 0.0), outcome["hot"][key_id])
+            nbytes = outcome["hot"].get(key_id, 0)
+            self.listener.key_loaded(key_id, timings.get("key_load_ms", 0.0), nbytes)
         if outcome["state"] == JobState.DONE.value:
             now = time.time()
             record = self.get(job_id)

@@ -98,6 +98,7 @@ class Router:
         self.costs = {key_id: KeyCosts() for key_id in key_bytes}
         self._queues: dict[str, list[Pending]] = {key_id: [] for key_id in key_bytes}
         self._queued: dict[str, Pending] = {}
+        self._counts = dict.fromkeys(key_bytes, 0)
         self._tick = itertools.count(1)
         self._load_rate: float | None = None
 
@@ -109,11 +110,16 @@ class Router:
     def add(self, job: Pending) -> None:
         """Queue a job (new, recovered after a restart, or back from a worker that died)."""
         self._queued[job.job_id] = job
+        self._counts[job.key_id] += 1
         heapq.heappush(self._queues[job.key_id], job)
 
     def remove(self, job_id: str) -> bool:
         """Take a queued job out (a cancel); False when it is not queued."""
-        return self._queued.pop(job_id, None) is not None  # its heap entry is skipped later
+        job = self._queued.pop(job_id, None)  # its heap entry is skipped later
+        if job is None:
+            return False
+        self._counts[job.key_id] -= 1
+        return True
 
     def position(self, job: Pending) -> int:
         """How many queued jobs rank before ``job`` (for a submission's reply)."""
@@ -121,7 +127,7 @@ class Router:
 
     def queued_of(self, key_id: str) -> int:
         """Jobs of ``key_id`` waiting for a worker."""
-        return sum(1 for job in self._queued.values() if job.key_id == key_id)
+        return self._counts[key_id]
 
     # ------------------------------------------------------------ workers
 
@@ -280,5 +286,6 @@ class Router:
             worker.hot[job.key_id] = next(self._tick)
             worker.inflight[job.job_id] = job.key_id
             del self._queued[job.job_id]
+            self._counts[job.key_id] -= 1
             assignments.append((job, worker.name))
         return assignments
