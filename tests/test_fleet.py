@@ -269,10 +269,11 @@ def test_a_restarted_head_finds_its_queue_in_the_store(heads):
 def test_cuzk_fleet_serves_the_daemons_api_to_client_and_bench(tmp_path, keys, cluster):
     sock = tmp_path / "fleet.sock"
     profile = _profile(tmp_path)
+    address = f"unix://{sock}"
+    options = ["--ray", cluster, "--workers", "1", "--state-dir", str(tmp_path / "state")]
+    options += ["--listen", address, "--key", f"k1={keys['k1']}"]
     head = subprocess.Popen(
-        [*CUZK, "--profile", str(profile), "fleet", "--ray", cluster, "--workers", "1"]
-        + ["--state-dir", str(tmp_path / "state"), "--listen", f"unix://{sock}"]
-        + ["--key", f"k1={keys['k1']}"],
+        [*CUZK, "--profile", str(profile), "fleet", *options],
         stdout=subprocess.DEVNULL,
         stderr=(tmp_path / "head.err").open("wb"),
         cwd=REPO,
@@ -284,7 +285,7 @@ def test_cuzk_fleet_serves_the_daemons_api_to_client_and_bench(tmp_path, keys, c
             assert time.monotonic() < deadline, "the head did not start"
             time.sleep(0.1)
         bench = subprocess.run(
-            [*CUZK, "bench", "batch", "--addr", f"unix://{sock}", "--key", "k1", "--count", "3"],
+            [*CUZK, "bench", "batch", "--addr", address, "--key", "k1", "--count", "3"],
             capture_output=True,
             text=True,
             timeout=WAIT_S,
@@ -294,7 +295,7 @@ def test_cuzk_fleet_serves_the_daemons_api_to_client_and_bench(tmp_path, keys, c
         assert "3 jobs" in bench.stdout and "3 done" in bench.stdout
         out = tmp_path / "out"
         prove = subprocess.run(
-            [*CUZK, "client", "prove", "--addr", f"unix://{sock}", "--key", "k1", "--out", str(out)],
+            [*CUZK, "client", "prove", "--addr", address, "--key", "k1", "--out", str(out)],
             capture_output=True,
             text=True,
             timeout=WAIT_S,

@@ -221,9 +221,7 @@ class FleetEngine:
     def _watch_ready(self, worker: WorkerInfo) -> None:
         generation = worker.generation
         future = worker.actor.ready.remote().future()
-        future.add_done_callback(
-            lambda f: self._events.put(("ready", worker.name, generation, f))
-        )
+        future.add_done_callback(lambda f: self._events.put(("ready", worker.name, generation, f)))
 
     # ------------------------------------------------------------ requests
 
@@ -373,8 +371,7 @@ class FleetEngine:
                     KeyStatus(
                         key_id,
                         Tier.HOT if holders else Tier.COLD,
-                        sum(w.hot[key_id] for w in holders)
-                        or self.config.keys[key_id].disk_bytes,
+                        sum(w.hot[key_id] for w in holders) or self.config.keys[key_id].disk_bytes,
                         refs,
                         sum(w.loads.get(key_id, 0) for w in self.workers.values()),
                     )
@@ -414,9 +411,7 @@ class FleetEngine:
                 elif kind == "ready":
                     self._on_ready(*event[1:])
                 if self._stopping.is_set():
-                    if not self._running or not any(
-                        w.state == "up" for w in self.workers.values()
-                    ):
+                    if not self._running or not any(w.state == "up" for w in self.workers.values()):
                         self._finished.notify_all()
                         return
                     continue
@@ -550,8 +545,7 @@ class FleetEngine:
         worker.hot, worker.lives_loads = {}, {}
         lost = self.router.worker_down(worker.name)
         reason = (
-            f"the worker proving this job died {self.config.max_attempts} times; "
-            "not retried again"
+            f"the worker proving this job died {self.config.max_attempts} times; not retried again"
         )
         for job_id in lost:
             self._running.pop(job_id, None)

@@ -181,7 +181,7 @@ def describe(fleet: Fleet, mix: JobMix, jobs: int) -> dict[str, object]:
         "bound": model.bound,
         "model_key_loads": model.key_loads,
         "sim_key_loads": sim.key_loads,
-        "saturation_gpus": round(model.saturation_gpus, 1) if math.isfinite(
-            model.saturation_gpus
-        ) else None,
+        "saturation_gpus": round(model.saturation_gpus, 1)
+        if math.isfinite(model.saturation_gpus)
+        else None,
     }

@@ -88,9 +88,7 @@ class ProvingWorker:
         """Prove the head's job ``job_id`` (its ``attempt``-th start) and wait for the end."""
         request = JobRequest(
             key_id=key_id,
-            input=JobInput(
-                circuit_seed=job_input.get("circuit_seed"), seed=job_input.get("seed")
-            ),
+            input=JobInput(circuit_seed=job_input.get("circuit_seed"), seed=job_input.get("seed")),
             priority=Priority(priority),
             idempotency_key=f"{job_id}:{attempt}",
             witness_upload=witness,
