@@ -237,9 +237,12 @@ def test_a_worker_killed_mid_proof_has_its_job_rerun_once_elsewhere(heads):
     counts = head.status().counts
     assert counts[JobState.DONE] == 3 and counts[JobState.RUNNING] == 0
     assert counts[JobState.QUEUED] == 0 and counts[JobState.FAILED] == 0
-    assert head.workers[name].generation == 1  # Ray restarted it; the head noticed once
-    _wait_up(head, 2)
-    assert head.workers[name].pid != pid
+    assert head.workers[name].generation == 1  # the head noticed its death once
+    _wait_up(head, 2)  # Ray restarted it (a new pid), or the head replaced it
+    back = head.workers[name]
+    assert (back.state == "up" and back.pid != pid) or (
+        back.state == "gone" and len(head.workers) == 3
+    )
 
 
 def test_priorities_then_a_worker_added_later_takes_queued_jobs(heads):

@@ -465,6 +465,10 @@ class FleetEngine:
             return
         try:
             info = future.result()
+        except ray.exceptions.ActorUnavailableError:  # still restarting: ask again
+            time.sleep(0.1)
+            self._watch_ready(worker)
+            return
         except ray.exceptions.RayActorError:
             worker.state = "gone"  # restarts used up, or it could not start
             self.router.remove_worker(name)
