@@ -82,6 +82,7 @@ COMMAND_ARGS = {
     "cache": ["cache", "list"],
     "serve": ["serve", "--key", "k=params", "--pipeline", "off"],
     "client": ["client", "status", "--addr", "unix:///tmp/cuzk.sock"],
+    "fleet": ["fleet", "--key", "k=params", "--workers", "2", "--ray", "auto"],
 }
 
 

@@ -283,6 +283,12 @@ def _client(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
     serve_commands.add_client_parser(sub, name, text, _seed)
 
 
+def _fleet(sub: argparse._SubParsersAction[Any], name: str, text: str) -> None:
+    from cuzk_core.fleet import cli
+
+    cli.add_fleet_parser(sub, name, text)
+
+
 COMMANDS: dict[str, tuple[str, Register]] = {
     "prove": ("make a proof (default: the embedded circuit)", _prove),
     "setup": ("generate Groth16 parameters for a circuit", _setup),
@@ -297,6 +303,7 @@ COMMANDS: dict[str, tuple[str, Register]] = {
     "cache": ("list or clear key caches, generated parameters and compiled circuits", _cache),
     "serve": ("run the proving daemon (gRPC)", _serve),
     "client": ("talk to a running daemon", _client),
+    "fleet": ("run the daemon's API in front of proving workers on Ray", _fleet),
 }
 """Every sub-command: its one-line help and the function that registers its arguments."""
 
