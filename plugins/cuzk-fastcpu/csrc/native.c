@@ -209,12 +209,64 @@ static PyObject *py_fr_spmv(PyObject *self, PyObject *args) {
     fr *zm;
     Py_BEGIN_ALLOW_THREADS;
     zm = to_mont_copy((const fr *)z.buf, m);
-    if (zm) spmv_threads((fr *)out.buf, &mat, zm, threads < 1 ? 1 : threads);
+    if (zm) spmv_threads((fr *)out.buf, &mat, zm, NULL, mat.rows, threads < 1 ? 1 : threads);
     free(zm);
     Py_END_ALLOW_THREADS;
     release(all, 5);
     if (!zm) return PyErr_NoMemory();
     Py_RETURN_NONE;
+}
+
+/* 0 when the listed rows exist and their entries are well formed over m columns */
+static int csr_rows_invalid(const int64_t *indptr, const int64_t *cols, size_t rows, size_t nnz,
+                            const int64_t *listed, size_t count, size_t m) {
+    for (size_t i = 0; i < count; i++) {
+        int64_t row = listed[i];
+        if (row < 0 || (size_t)row >= rows) return 1;
+        int64_t lo = indptr[row], hi = indptr[row + 1];
+        if (lo < 0 || hi < lo || (size_t)hi > nnz) return 1;
+        for (int64_t k = lo; k < hi; k++)
+            if (cols[k] < 0 || (size_t)cols[k] >= m) return 1;
+    }
+    return 0;
+}
+
+static PyObject *py_fr_spmv_rows(PyObject *self, PyObject *args) {
+    Py_buffer indptr, cols, coeffs, zm, rows, out;
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*i", &indptr, &cols, &coeffs, &zm, &rows, &out,
+                          &threads))
+        return NULL;
+    Py_buffer *all[] = {&indptr, &cols, &coeffs, &zm, &rows, &out};
+    size_t m = (size_t)zm.len / sizeof(fr), nnz = (size_t)cols.len / 8;
+    size_t n_rows = indptr.len / 8 ? (size_t)indptr.len / 8 - 1 : 0;
+    size_t count = (size_t)rows.len / 8;
+    if (indptr.len < 8 || coeffs.len != (Py_ssize_t)(nnz * sizeof(fr)) ||
+        check_len(&out, (Py_ssize_t)(n_rows * sizeof(fr)), "out") ||
+        csr_rows_invalid(indptr.buf, cols.buf, n_rows, nnz, rows.buf, count, m)) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "malformed CSR rows over %zu columns", m);
+        release(all, 6);
+        return NULL;
+    }
+    csr mat = {indptr.buf, cols.buf, coeffs.buf, n_rows, nnz};
+    Py_BEGIN_ALLOW_THREADS;
+    spmv_threads((fr *)out.buf, &mat, (const fr *)zm.buf, rows.buf, count,
+                 threads < 1 ? 1 : threads);
+    Py_END_ALLOW_THREADS;
+    release(all, 6);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_fingerprint(PyObject *self, PyObject *args) {
+    Py_buffer words;
+    if (!PyArg_ParseTuple(args, "y*", &words)) return NULL;
+    uint64_t h;
+    Py_BEGIN_ALLOW_THREADS;
+    h = words_fingerprint(words.buf, (size_t)words.len / 8);
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&words);
+    return PyLong_FromUnsignedLongLong(h);
 }
 
 /* 0 when every op points at a row, hint, inverse or bit that exists and the levels list ops */
@@ -253,18 +305,21 @@ static int program_invalid(const witness_job *job, size_t n_aux, size_t n_hints,
 }
 
 static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
-    Py_buffer z, hints, kind, arg, extra, inverses, level_ptr, level_ops, mats[12];
+    Py_buffer z, zm_out, row_a, row_b, hints, kind, arg, extra, inverses, level_ptr, level_ops,
+        mats[12];
     Py_ssize_t n_in;
     int threads;
-    if (!PyArg_ParseTuple(args, "w*ny*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*i", &z, &n_in, &hints,
+    if (!PyArg_ParseTuple(args, "w*w*w*w*ny*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*i", &z, &zm_out,
+                          &row_a, &row_b, &n_in, &hints,
                           &kind, &arg, &extra, &inverses, &mats[0], &mats[1], &mats[2], &mats[3],
                           &mats[4], &mats[5], &mats[6], &mats[7], &mats[8], &mats[9], &mats[10],
                           &mats[11], &level_ptr, &level_ops, &threads))
         return NULL;
-    Py_buffer *all[] = {&z,       &hints,   &kind,    &arg,     &extra,    &inverses, &level_ptr,
-                        &level_ops, &mats[0], &mats[1], &mats[2], &mats[3],  &mats[4],  &mats[5],
-                        &mats[6], &mats[7], &mats[8], &mats[9], &mats[10], &mats[11]};
-    const int count = 20;
+    Py_buffer *all[] = {&z,        &zm_out,   &row_a,    &row_b,    &hints,     &kind,
+                        &arg,      &extra,    &inverses, &level_ptr, &level_ops, &mats[0],
+                        &mats[1],  &mats[2],  &mats[3],  &mats[4],  &mats[5],  &mats[6],
+                        &mats[7],  &mats[8],  &mats[9],  &mats[10], &mats[11]};
+    const int count = 23;
     size_t m = (size_t)z.len / sizeof(fr), n_aux = (size_t)kind.len;
     witness_job job = {0};
     csr *targets[] = {&job.a, &job.b, &job.c, &job.lin};
@@ -286,18 +341,21 @@ static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
     size_t n_hints = (size_t)hints.len / sizeof(fr), n_inv = (size_t)inverses.len / sizeof(fr);
     if (n_in < 1 || (size_t)n_in + n_aux != m || arg.len != (Py_ssize_t)(8 * n_aux) ||
         extra.len != (Py_ssize_t)(8 * n_aux) || level_ptr.len < 8 || job.b.rows != job.a.rows ||
-        job.c.rows != job.a.rows ||
+        job.c.rows != job.a.rows || zm_out.len != z.len ||
+        row_a.len != row_b.len || (row_a.len && (size_t)row_a.len < job.a.rows * sizeof(fr)) ||
         program_invalid(&job, n_aux, n_hints, n_inv, (size_t)level_ops.len / 8)) {
         release(all, count);
         PyErr_SetString(PyExc_ValueError, "malformed witness program or witness buffer");
         return NULL;
     }
-    fr *zm = NULL, *inv_mont = NULL;
+    fr *zm = zm_out.buf, *inv_mont = NULL;
+    job.row_a = row_a.len ? row_a.buf : NULL;
+    job.row_b = row_b.len ? row_b.buf : NULL;
     int failed;
     Py_BEGIN_ALLOW_THREADS;
-    zm = calloc(m, sizeof *zm);
+    memset(zm, 0, m * sizeof *zm);
     inv_mont = malloc((n_inv ? n_inv : 1) * sizeof *inv_mont);
-    if (zm && inv_mont) {
+    if (inv_mont) {
         const fr *hint_values = hints.buf;
         for (size_t j = 0; j < n_aux; j++)
             if (job.kind[j] == OP_HINT) job.z[n_in + j] = hint_values[job.arg[j]];
@@ -314,8 +372,7 @@ static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
         while (usable > 1 && width < (size_t)usable * WITNESS_MIN_WIDTH) usable--;
         witness_run(&job, usable);
     }
-    failed = !zm || !inv_mont;
-    free(zm);
+    failed = !inv_mont;
     free(inv_mont);
     Py_END_ALLOW_THREADS;
     release(all, count);
@@ -372,9 +429,15 @@ static PyMethodDef methods[] = {
      "fr_quotient(a, b, c, scale_mont, out): out = (a*b - c)*scale"},
     {"fr_spmv", py_fr_spmv, METH_VARARGS,
      "fr_spmv(indptr, cols, coeffs, z, out, threads): out = M z"},
+    {"fr_spmv_rows", py_fr_spmv_rows, METH_VARARGS,
+     "fr_spmv_rows(indptr, cols, coeffs, zm, rows, out, threads): out[row] = M_row z for the "
+     "rows listed, zm being z in Montgomery form"},
+    {"fingerprint", py_fingerprint, METH_VARARGS,
+     "fingerprint(buffer) -> a 64-bit fingerprint of its words"},
     {"fr_witness", py_fr_witness, METH_VARARGS,
-     "fr_witness(z, num_inputs, hints, kind, arg, extra, inverses, a/b/c/lin indptr, cols, "
-     "coeffs, level_ptr, level_ops, threads): run a witness program into z"},
+     "fr_witness(z, zm, row_a, row_b, num_inputs, hints, kind, arg, extra, inverses, "
+     "a/b/c/lin indptr, cols, coeffs, level_ptr, level_ops, threads): run a witness program into "
+     "z (zm: z in Montgomery form; row_a, row_b: empty, or A·z and B·z of the solved rows)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -23,18 +23,90 @@ typedef struct {
     size_t rows, nnz;
 } csr;
 
-/* Σ coeff·z over one row: canonical, because zm holds z in Montgomery form */
-INLINE void row_dot(fr *out, const csr *m, int64_t row, const fr *zm) {
-    fr acc = {{0}}, t;
-    for (int64_t k = m->indptr[row]; k < m->indptr[row + 1]; k++) {
-        fr_mul(&t, &m->coeffs[k], &zm[m->cols[k]]);
-        fr_add(&acc, &acc, &t);
+/* acc (9 limbs) += a·b as a full 512-bit product: no reduction per term */
+INLINE void fr_wide_mul_acc(uint64_t acc[9], const uint64_t *a, const uint64_t *b) {
+    uint64_t p[8], c = 0;
+    u128 t;
+    for (int j = 0; j < 4; j++) {
+        t = (u128)a[j] * b[0] + c;
+        p[j] = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
     }
-    *out = acc;
+    p[4] = c;
+    for (int i = 1; i < 4; i++) {
+        c = 0;
+        for (int j = 0; j < 4; j++) {
+            t = (u128)a[j] * b[i] + p[i + j] + c;
+            p[i + j] = (uint64_t)t;
+            c = (uint64_t)(t >> 64);
+        }
+        p[i + 4] = c;
+    }
+    c = 0;
+    for (int k = 0; k < 8; k++) {
+        t = (u128)acc[k] + p[k] + c;
+        acc[k] = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
+    }
+    acc[8] += c;
+}
+
+/* out = T / 2^256 mod r, canonical, for a sum T of products below r^2 each (fewer than 2^60 of
+ * them): a Montgomery reduction zeroes the four low limbs, the top limb folds back in as
+ * 2^256 ≡ FR_ONE, and what is left is below 2^256 < 3r */
+INLINE void fr_wide_reduce(fr *out, uint64_t t[9]) {
+    for (int i = 0; i < 4; i++) {
+        uint64_t m = t[i] * FR_PINV, c = 0;
+        u128 s;
+        for (int j = 0; j < 4; j++) {
+            s = (u128)m * FR_P[j] + t[i + j] + c;
+            t[i + j] = (uint64_t)s;
+            c = (uint64_t)(s >> 64);
+        }
+        for (int k = i + 4; k < 9 && c; k++) {
+            s = (u128)t[k] + c;
+            t[k] = (uint64_t)s;
+            c = (uint64_t)(s >> 64);
+        }
+    }
+    uint64_t *v = t + 4;
+    while (v[4]) {
+        uint64_t top = v[4], c = 0;
+        for (int j = 0; j < 4; j++) {
+            u128 s = (u128)top * FR_ONE.l[j] + v[j] + c;
+            v[j] = (uint64_t)s;
+            c = (uint64_t)(s >> 64);
+        }
+        v[4] = c;
+    }
+    mp_reduce_once(v, v, FR_P, FR_LIMBS);
+    mp_reduce_once(out->l, v, FR_P, FR_LIMBS);
+}
+
+/* Σ coeff·z over one row: canonical, because zm holds z in Montgomery form. Rows of two or more
+ * terms add unreduced products and reduce once (lazy reduction: about half the work per term) */
+INLINE void row_dot(fr *out, const csr *m, int64_t row, const fr *zm) {
+    int64_t lo = m->indptr[row], hi = m->indptr[row + 1];
+    if (hi - lo == 1) {
+        fr_mul(out, &m->coeffs[lo], &zm[m->cols[lo]]);
+        return;
+    }
+    uint64_t acc[9] = {0};
+    for (int64_t k = lo; k < hi; k++) fr_wide_mul_acc(acc, m->coeffs[k].l, zm[m->cols[k]].l);
+    fr_wide_reduce(out, acc);
+}
+
+/* whether row `row` of x and of y hold the same terms (an x² row has A = B) */
+INLINE int same_row(const csr *x, const csr *y, int64_t row) {
+    int64_t xl = x->indptr[row], n = x->indptr[row + 1] - xl, yl = y->indptr[row];
+    return n == y->indptr[row + 1] - yl &&
+           memcmp(&x->cols[xl], &y->cols[yl], (size_t)n * sizeof *x->cols) == 0 &&
+           memcmp(&x->coeffs[xl], &y->coeffs[yl], (size_t)n * sizeof *x->coeffs) == 0;
 }
 
 typedef struct {
     fr *z, *zm; /* the witness, canonical and Montgomery; aux entries start at zero */
+    fr *row_a, *row_b; /* when not NULL: A·z and B·z of every solved row, by row */
     size_t n_in;
     const uint8_t *kind;
     const int64_t *arg, *extra;
@@ -66,9 +138,15 @@ static void witness_op(witness_job *job, int64_t j) {
     if (job->kind[j] == OP_SOLVE) {
         /* z_j = (A·z · B·z − C·z) / c_j, with z_j still 0 so C·z leaves its own term out */
         fr a, b, c, am, t;
-        row_dot(&a, &job->a, job->arg[j], job->zm);
-        row_dot(&b, &job->b, job->arg[j], job->zm);
-        row_dot(&c, &job->c, job->arg[j], job->zm);
+        int64_t row = job->arg[j];
+        row_dot(&a, &job->a, row, job->zm);
+        if (same_row(&job->a, &job->b, row)) b = a;
+        else row_dot(&b, &job->b, row, job->zm);
+        row_dot(&c, &job->c, row, job->zm);
+        if (job->row_a) {
+            job->row_a[row] = a;
+            job->row_b[row] = b;
+        }
         fr_to_mont(&am, &a);
         fr_mul(&t, &am, &b);
         fr_sub(&t, &t, &c);
@@ -118,7 +196,9 @@ typedef struct {
     fr *out;
     const csr *m;
     const fr *zm;
-    atomic_size_t next; /* rows are taken in blocks */
+    const int64_t *rows; /* the rows to compute, or NULL for all of them */
+    size_t count;        /* how many rows */
+    atomic_size_t next;  /* rows are taken in blocks */
 } spmv_job;
 
 #define SPMV_BLOCK 4096
@@ -127,17 +207,33 @@ static void *spmv_worker(void *arg) {
     spmv_job *job = arg;
     for (;;) {
         size_t lo = atomic_fetch_add(&job->next, SPMV_BLOCK);
-        if (lo >= job->m->rows) return NULL;
-        size_t hi = lo + SPMV_BLOCK < job->m->rows ? lo + SPMV_BLOCK : job->m->rows;
-        for (size_t i = lo; i < hi; i++) row_dot(&job->out[i], job->m, (int64_t)i, job->zm);
+        if (lo >= job->count) return NULL;
+        size_t hi = lo + SPMV_BLOCK < job->count ? lo + SPMV_BLOCK : job->count;
+        for (size_t i = lo; i < hi; i++) {
+            int64_t row = job->rows ? job->rows[i] : (int64_t)i;
+            row_dot(&job->out[row], job->m, row, job->zm);
+        }
     }
 }
 
-/* out = M z on `threads` threads; zm is z in Montgomery form */
-static void spmv_threads(fr *out, const csr *m, const fr *zm, int threads) {
-    spmv_job job = {out, m, zm, 0};
-    if (m->rows < 2 * SPMV_BLOCK) threads = 1;
+/* out[row] = M_row z for the `count` rows listed (all rows when `rows` is NULL) on `threads`
+ * threads; zm is z in Montgomery form */
+static void spmv_threads(fr *out, const csr *m, const fr *zm, const int64_t *rows, size_t count,
+                         int threads) {
+    spmv_job job = {out, m, zm, rows, count, 0};
+    if (count < 2 * SPMV_BLOCK) threads = 1;
     run_workers(spmv_worker, &job, threads);
+}
+
+/* a 64-bit fingerprint of n words: any change of one word changes it (odd multipliers) */
+static uint64_t words_fingerprint(const uint64_t *w, size_t n) {
+    uint64_t lanes[4] = {1, 2, 3, 4};
+    const uint64_t k = 0x9E3779B97F4A7C15ULL;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) lanes[l] = (lanes[l] ^ w[i + l]) * k;
+    for (; i < n; i++) lanes[0] = (lanes[0] ^ w[i]) * k;
+    return ((lanes[0] * k ^ lanes[1]) * k ^ lanes[2]) * k ^ lanes[3] ^ n;
 }
 
 /* 0 when the CSR matrix is well formed over m columns */

@@ -191,12 +191,33 @@ def spmv(matrix: SparseMatrix, z: np.ndarray) -> np.ndarray:
 
 def witness(program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> np.ndarray:
     """A compiled circuit's witness z, its levels spread over threads."""
+    return _run_witness(program, inputs, hints, 0)[0]
+
+
+def witness_rows(
+    program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray, rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(z, zm, a, b)``: the witness, z in Montgomery form, and ``(rows, 4)`` arrays holding
+    A·z and B·z at every row the program solves (zeros elsewhere); ``rows`` ≥ its constraints."""
+    if rows < program.matrices.num_constraints:
+        raise ValueError(f"{rows} rows for a program of {program.matrices.num_constraints}")
+    return _run_witness(program, inputs, hints, rows)
+
+
+def _run_witness(
+    program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray, rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     check_witness_arguments(program, inputs, hints)
     z = np.zeros((program.num_inputs + program.num_aux, SCALAR_LIMBS), dtype=np.uint64)
     z[: program.num_inputs] = inputs
+    zm = np.empty_like(z)
+    a, b = (np.zeros((rows, SCALAR_LIMBS), dtype=np.uint64) for _ in range(2))
     m = program.matrices
     _native.fr_witness(
         z,
+        zm,
+        a,
+        b,
         program.num_inputs,
         as_scalars(hints),
         np.ascontiguousarray(program.kind, dtype=np.uint8),
@@ -211,4 +232,23 @@ def witness(program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> n
         np.ascontiguousarray(program.level_ops, dtype=np.int64),
         thread_count(),
     )
-    return z
+    return z, zm, a, b
+
+
+def spmv_rows(matrix: SparseMatrix, zm: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """``out[r] = matrix_r · z`` for every row ``r`` in ``rows``, ``zm`` being z in Montgomery
+    form (as :func:`witness_rows` gives it); other rows of ``out`` are left as they are."""
+    zm = as_scalars(zm)
+    if (
+        len(zm) != matrix.num_cols
+        or out.shape != (matrix.num_rows, SCALAR_LIMBS)
+        or (out.dtype != np.uint64)
+    ):
+        raise ValueError("vector or output does not fit the matrix")
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    _native.fr_spmv_rows(*_csr(matrix), zm, rows, out, thread_count())
+
+
+def fingerprint(array: np.ndarray) -> int:
+    """A 64-bit fingerprint of a C-contiguous array's bytes: changing any word changes it."""
+    return _native.fingerprint(np.ascontiguousarray(array))

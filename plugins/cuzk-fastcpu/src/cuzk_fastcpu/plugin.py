@@ -19,7 +19,7 @@ from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 from cuzk_core.witness.program import WitnessProgram
 
-from . import BACKEND_NAME, __version__, kernels
+from . import BACKEND_NAME, __version__, kernels, solved_rows
 
 _R = FR_MODULUS
 
@@ -90,15 +90,20 @@ def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized | None:
 def cuzk_witness(
     ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
 ) -> np.ndarray:
-    """A compiled circuit's witness in C, level by level across threads."""
-    return kernels.witness(program, inputs, hints)
+    """A compiled circuit's witness in C, level by level across threads; the solved rows' A·z
+    and B·z are kept for the ``evaluate_r1cs`` of this witness (:mod:`.solved_rows`)."""
+    return solved_rows.witness(program, inputs, hints)
 
 
 @hookimpl
 def cuzk_evaluate_r1cs(
     ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """A·z, B·z, C·z by sparse products in C."""
+    """A·z, B·z, C·z by sparse products in C; A·z and B·z of the rows this backend's witness
+    hook solved for ``witness`` are not computed again."""
+    reused = solved_rows.evaluate(matrices, witness)
+    if reused is not None:
+        return reused
     return tuple(kernels.spmv(m, witness) for m in (matrices.a, matrices.b, matrices.c))
 
 
