@@ -113,7 +113,7 @@ def test_the_cache_is_reused_stale_files_and_corrupt_files_are_rebuilt(cpu, caps
     compiled_module._MEMORY.clear()
     rebuilt, _ = compile_circuit(cpu, circuit)
     assert rebuilt.source == "compiled" and "recompiling porep-lite" in capsys.readouterr().err
-    assert store.load(path, digest).num_aux == rebuilt.program.num_aux
+    assert store.load(path, digest)[0].num_aux == rebuilt.program.num_aux
 
 
 def test_cuzk_cache_lists_compiled_circuits(cpu):

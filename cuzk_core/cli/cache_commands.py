@@ -2,7 +2,7 @@
 
 Three kinds of entries: key caches (``keys/*.cuzkkey``, converted from a params.bin or a zkey on
 first use), the parameters generated for embedded circuits (``params/<circuit>/``) and compiled
-native circuits (``compiled/<digest>.npz``, one per circuit shape and gadget code). Caches
+native circuits (``compiled/<digest>/``, one per circuit shape and gadget code). Caches
 written beside a key (by ``cuzk setup``) belong to that folder and are not touched.
 """
 

@@ -52,6 +52,13 @@ class SparseMatrix:
         """Stored (non-zero) entries."""
         return len(self.cols)
 
+    def first_rows(self, rows: int) -> SparseMatrix:
+        """The first ``rows`` rows, as views of this matrix's arrays (no copy)."""
+        end = int(self.indptr[rows])
+        return SparseMatrix(
+            self.indptr[: rows + 1], self.cols[:end], self.coeffs[:end], self.num_cols
+        )
+
     @classmethod
     def from_rows(cls, rows: Iterable[Sequence[tuple[int, int]]], num_cols: int) -> SparseMatrix:
         """Build from per-row ``(col, coeff)`` lists; coefficients reduced mod r, zeros dropped."""

@@ -3,8 +3,11 @@
 The first synthesis of a circuit shape (its name and ``shape()`` knobs) is recorded
 (:mod:`.record`); the program is checked by replaying the circuit and running it on the backend,
 which must give back the recorded witness bit for bit, and is cached on disk
-(``$CUZK_CACHE_DIR/compiled/<digest>.npz``) under a digest of the shape and of the source of the
-constraint system, the gadget library and the circuit's module, so editing a gadget recompiles.
+(``$CUZK_CACHE_DIR/compiled/<digest>/circuit.cuzkc``, :mod:`.store`) under a digest of the shape
+and of the source of the constraint system, the gadget library and the circuit's module, so
+editing a gadget recompiles. The program's matrices are the first rows of the proving matrices
+(the input rows Groth16 appends come last): one copy, mapped from the cache file when there is
+one.
 Each later proof replays the circuit without its gadgets (its inputs and hints) and asks the
 backend's ``cuzk_witness`` for z. A circuit the recorder cannot follow runs its gadgets every
 time (the slow path); :attr:`Compiled.problem` says why.
@@ -16,7 +19,6 @@ import hashlib
 import inspect
 import json
 import sys
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,9 +44,6 @@ _LIBRARY = ("r1cs", "gadgets", "witness")
 _CORE = Path(__file__).resolve().parents[1]
 _MEMORY: dict[str, Compiled] = {}
 _MEMORY_LIMIT = 4
-_PROVING_MATRICES: weakref.WeakKeyDictionary[WitnessProgram, R1CSMatrices] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 @attrs.define(eq=False)
@@ -53,23 +52,14 @@ class Compiled:
 
     digest: str
     program: WitnessProgram | None
+    proving_matrices: R1CSMatrices | None = None
+    """The program's matrices with the input rows the prover needs (their first rows are the
+    program's, in the same memory); None on the slow path."""
     problem: str | None = None
     source: str = "compiled"
     """``compiled`` (recorded now), ``disk`` (loaded from the cache) or ``memory``."""
     compile_ms: float = 0.0
     cache_bytes: int = 0
-
-    @property
-    def proving_matrices(self) -> R1CSMatrices:
-        """The matrices with the input rows the prover needs, built once per program (every
-        copy of this record shares them, so a GPU backend's upload of them stays valid)."""
-        from cuzk_core.groth16.qap import with_input_rows
-
-        assert self.program is not None
-        found = _PROVING_MATRICES.get(self.program)
-        if found is None:
-            found = _PROVING_MATRICES[self.program] = with_input_rows(self.program.matrices)
-        return found
 
 
 def shape(circuit: Any) -> dict[str, Any]:
@@ -97,8 +87,25 @@ def shape_digest(circuit: Any) -> str | None:
 
 
 def compiled_path(digest: str) -> Path:
-    """Where the compiled circuit of shape ``digest`` is cached."""
-    return cache_dir() / "compiled" / f"{digest}.npz"
+    """Where the compiled circuit of shape ``digest`` is cached (its folder holds the stamp of
+    the file's last full check too)."""
+    return cache_dir() / "compiled" / digest / "circuit.cuzkc"
+
+
+def with_proving_rows(program: WitnessProgram) -> tuple[WitnessProgram, R1CSMatrices]:
+    """``program`` re-pointed at the first rows of its proving matrices, and those matrices (its
+    own with the input rows appended): one copy of the rows for both."""
+    from cuzk_core.groth16.qap import with_input_rows
+
+    proving = with_input_rows(program.matrices)
+    rows = program.matrices.num_constraints
+    matrices = attrs.evolve(
+        program.matrices,
+        a=proving.a.first_rows(rows),
+        b=proving.b.first_rows(rows),
+        c=proving.c.first_rows(rows),
+    )
+    return attrs.evolve(program, matrices=matrices), proving
 
 
 def compile_circuit(
@@ -108,19 +115,20 @@ def compile_circuit(
     neither reads nor writes the caches). A fresh recording also gives this synthesis (the
     gadgets' matrices and witness)."""
     digest = shape_digest(circuit)
+    timer = backend.ctx.timer
     if use_cache and digest is not None:
         if digest in _MEMORY:
             return attrs.evolve(_MEMORY[digest], source="memory"), None
-        timer = backend.ctx.timer
         with timer.span("load_compiled") as span:
             try:
-                program = store.load(compiled_path(digest), digest)
+                program, proving = store.load(compiled_path(digest), digest)
             except store.StoreRefused as exc:
                 program, why = None, str(exc)
         if program is not None:
             found = Compiled(
                 digest,
                 program,
+                proving,
                 source="disk",
                 compile_ms=span.ms,
                 cache_bytes=compiled_path(digest).stat().st_size,
@@ -130,9 +138,17 @@ def compile_circuit(
         if not why.endswith("not compiled yet"):
             print(f"cuzk: recompiling {circuit.name}: {why}", file=sys.stderr)
     compiled, synthesized = _record(backend, circuit, digest or "uncached")
+    if compiled.program is not None:
+        compiled.program, compiled.proving_matrices = with_proving_rows(compiled.program)
+        if use_cache and digest is not None:
+            path = compiled_path(digest)
+            with timer.span("save_compiled"):
+                compiled.cache_bytes = store.save(
+                    path, digest, compiled.program, compiled.proving_matrices
+                )
+                # the mapped file from now on (and its first full check, which stamps it)
+                compiled.program, compiled.proving_matrices = store.load(path, digest)
     if use_cache and digest is not None:
-        if compiled.program is not None:
-            compiled.cache_bytes = store.save(compiled_path(digest), digest, compiled.program)
         _remember(compiled)
     return compiled, synthesized
 
@@ -143,7 +159,7 @@ def load_compiled(circuit: Any) -> WitnessProgram | None:
     if digest is None:
         return None
     try:
-        return store.load(compiled_path(digest), digest)
+        return store.load(compiled_path(digest), digest)[0]
     except store.StoreRefused:
         return None
 
@@ -169,7 +185,7 @@ def _record(backend: Backend, circuit: Any, digest: str) -> tuple[Compiled, Synt
                 problem = _check_program(backend, circuit, program, recorded, recording.hint_names)
         if problem is not None:
             program = None
-    compiled = Compiled(digest, program, problem, compile_ms=span.ms)
+    compiled = Compiled(digest, program, problem=problem, compile_ms=span.ms)
     return compiled, Synthesized(recording.matrices, recorded)
 
 
@@ -239,6 +255,6 @@ def compiled_assignment(backend: Backend, circuit: Any) -> Assignment:
     from cuzk_core.groth16.sources import Assignment
 
     compiled, synthesized = synthesize_native(backend, circuit)
-    if compiled.program is not None:
+    if compiled.proving_matrices is not None:
         return Assignment(compiled.proving_matrices, synthesized.witness)
     return Assignment(with_input_rows(synthesized.matrices), synthesized.witness)

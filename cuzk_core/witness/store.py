@@ -1,42 +1,87 @@
-"""A compiled circuit on disk: one ``.npz`` of plain arrays, coefficients deduplicated, with a
-header naming the shape digest it was compiled for and a CRC-32 of every array.
+"""A compiled circuit on disk: one uncompressed file of plain arrays, mapped instead of read.
 
-A file whose digest is not the one asked for (stale) or whose arrays fail their checksums,
-shapes or bounds (corrupted) is refused with the reason, never used; writes are atomic.
+Layout: 8 magic bytes, the length and the CRC-32 of a JSON header (little-endian uint64s), the
+header (format,
+shape digest, counts, row-name tables, and each array's dtype, shape, offset and CRC-32 per
+64 MiB chunk), then every array at a 64-byte aligned offset. The matrices are stored as the
+prover uses them, input rows included; :func:`load` maps the file read-only and returns the
+program and the proving matrices as views of it, the program's rows being the first rows of the
+proving matrices (one copy, and a backend can tell they are the same rows). Only the header is
+parsed; the arrays are paged in as they are read.
+
+A file whose digest is not the one asked for (stale) or whose header, size, bounds or checksums
+are wrong (corrupted) is refused with the reason, never used. Checksumming every byte costs more
+than the rest of a load (about 2 GB/s a core), so the full check (checksums and bounds) runs once
+per change of the file: a stamp beside it records the file's inode, size, mtime and ctime when it
+last passed, and every write to or replacement of the file changes its ctime. Writes are atomic.
 """
 
 from __future__ import annotations
 
 import json
-import zipfile
+import mmap
+import os
+import struct
 import zlib
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from cuzk_core.fileio import atomic_output
+from cuzk_core.fileio import atomic_output, write_json_atomic
 from cuzk_core.r1cs import ConstraintNames, R1CSMatrices, SparseMatrix
 
 from .program import WitnessProgram
 
-FORMAT = "cuzk-compiled-circuit/1"
+FORMAT = "cuzk-compiled-circuit/2"
+_MAGIC = b"CUZKCC2\0"
+_PREFIX = len(_MAGIC) + 16
+"""The magic, the header's length and its CRC-32."""
+_ALIGN = 64
+_CHUNK = 64 << 20
+"""Bytes per checksummed chunk: the chunks of a full check run on threads."""
 _MATRICES = ("a", "b", "c", "lin")
 _PROGRAM = ("kind", "arg", "extra", "inverses", "level_ptr", "level_ops")
+_MAX_HEADER = 1 << 30
 
 
 class StoreRefused(Exception):
     """The file cannot be used: missing, stale or corrupted (the message says which)."""
 
 
-def _dedup(coeffs: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """One table of distinct coefficients and, per matrix, each entry's uint32 index into it."""
-    joined = np.ascontiguousarray(np.concatenate(coeffs)) if coeffs else np.zeros((0, 4), np.uint64)
-    keys = joined.view(np.dtype((np.void, 32))).ravel()
-    distinct, inverse = np.unique(keys, return_inverse=True)
-    index = inverse.astype(np.uint32).ravel()
-    splits = np.cumsum([len(c) for c in coeffs])[:-1]
-    table = np.frombuffer(distinct.tobytes(), dtype=np.uint64).reshape(-1, 4)
-    return table, np.split(index, splits)
+class _Indexed(Sequence):
+    """``table[index[i]]``: a row-name column without a Python list as long as the rows."""
+
+    def __init__(self, table: list[str], index: np.ndarray) -> None:
+        self._table, self._index = table, index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __getitem__(self, i):  # type: ignore[override]  # ints only: what ConstraintNames asks
+        return self._table[int(self._index[i])]
+
+
+def stamp_path(path: Path) -> Path:
+    """Where the stamp of ``path``'s last full check lives."""
+    return path.with_name(path.name + ".verified")
+
+
+def _identity(path: Path) -> dict[str, int]:
+    info = path.stat()
+    return {
+        "size": info.st_size,
+        "inode": info.st_ino,
+        "device": info.st_dev,
+        "mtime_ns": info.st_mtime_ns,
+        "ctime_ns": info.st_ctime_ns,
+    }
+
+
+def _checksums(data: memoryview) -> list[int]:
+    return [zlib.crc32(data[k : k + _CHUNK]) for k in range(0, len(data), _CHUNK)] or [0]
 
 
 def _names_arrays(names: ConstraintNames) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
@@ -52,95 +97,186 @@ def _names_arrays(names: ConstraintNames) -> tuple[dict[str, np.ndarray], dict[s
     return arrays, {"names": [str(s) for s in bare], "prefixes": [str(s) for s in prefix]}
 
 
-def save(path: Path, digest: str, program: WitnessProgram) -> int:
-    """Write ``program`` (with its matrices and row names) for shape ``digest``; its size in
-    bytes."""
-    m = program.matrices
-    sources = {"a": m.a, "b": m.b, "c": m.c, "lin": program.lin}
-    table, indices = _dedup([sources[k].coeffs for k in _MATRICES])
-    arrays: dict[str, np.ndarray] = {"coeff_table": table}
-    for key, index in zip(_MATRICES, indices, strict=True):
+def save(path: Path, digest: str, program: WitnessProgram, proving: R1CSMatrices) -> int:
+    """Write ``program`` and ``proving`` (its matrices with the prover's rows appended) for
+    shape ``digest``; the file's size in bytes."""
+    sources = {"a": proving.a, "b": proving.b, "c": proving.c, "lin": program.lin}
+    arrays: dict[str, np.ndarray] = {}
+    for key in _MATRICES:
         arrays[f"{key}_indptr"] = sources[key].indptr
-        arrays[f"{key}_cols"] = sources[key].cols.astype(np.int32)  # columns < 2^31: half the bytes
-        arrays[f"{key}_coeff"] = index
+        arrays[f"{key}_cols"] = sources[key].cols
+        arrays[f"{key}_coeffs"] = sources[key].coeffs
     for key in _PROGRAM:
         arrays[key] = getattr(program, key)
     tables: dict[str, list[str]] = {"names": [], "prefixes": []}
-    if m.names is not None:
-        name_arrays, tables = _names_arrays(m.names)
+    if program.matrices.names is not None:
+        name_arrays, tables = _names_arrays(program.matrices.names)
         arrays.update(name_arrays)
+    layout, offset = {}, 0
+    for key, array in arrays.items():
+        array = arrays[key] = np.ascontiguousarray(array)
+        layout[key] = {
+            "dtype": array.dtype.str,
+            "shape": list(array.shape),
+            "offset": offset,
+            "crc32": _checksums(memoryview(array).cast("B")),
+        }
+        offset += -(-array.nbytes // _ALIGN) * _ALIGN
+    m = program.matrices
     header = {
         "format": FORMAT,
         "digest": digest,
         "num_inputs": m.num_inputs,
         "num_aux": m.num_aux,
         "num_constraints": m.num_constraints,
+        "proving_constraints": proving.num_constraints,
         "num_hints": program.num_hints,
         "tables": tables,
-        "crc32": {k: zlib.crc32(np.ascontiguousarray(v).data) for k, v in arrays.items()},
+        "arrays": layout,
+        "data_bytes": offset,
     }
-    arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    text = json.dumps(header).encode()
+    start = -(-(_PREFIX + len(text)) // _ALIGN) * _ALIGN
     with atomic_output(path) as f:
-        np.savez(f, **arrays)  # type: ignore[arg-type]  # numpy's stub types **kwds as bool
+        f.write(_MAGIC + struct.pack("<QQ", len(text), zlib.crc32(text)) + text)
+        f.write(b"\0" * (start - f.tell()))
+        for key, array in arrays.items():
+            f.write(b"\0" * (start + layout[key]["offset"] - f.tell()))
+            f.write(memoryview(array).cast("B"))
+        f.write(b"\0" * (start + offset - f.tell()))
+    stamp_path(path).unlink(missing_ok=True)
     return path.stat().st_size
 
 
-def load(path: Path, digest: str) -> WitnessProgram:
-    """The program stored in ``path`` for shape ``digest``; StoreRefused says why not."""
+def load(path: Path, digest: str) -> tuple[WitnessProgram, R1CSMatrices]:
+    """The program stored in ``path`` for shape ``digest`` and its proving matrices, as views
+    of the mapped file; StoreRefused says why not."""
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-        header = json.loads(arrays.pop("header").tobytes())
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     except FileNotFoundError:
         raise StoreRefused(f"{path}: not compiled yet") from None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+    except OSError as exc:
         raise StoreRefused(f"{path}: unreadable ({exc})") from None
+    buffer = memoryview(data)
+    header, start = _header(path, buffer)
     if header.get("format") != FORMAT or header.get("digest") != digest:
         raise StoreRefused(f"{path}: stale (compiled for another shape or gadget code)")
-    sums = header.get("crc32", {})
-    if set(sums) != set(arrays) or any(
-        zlib.crc32(np.ascontiguousarray(v).data) != sums[k] for k, v in arrays.items()
-    ):
-        raise StoreRefused(f"{path}: corrupted (an array fails its checksum)")
     try:
-        return _rebuild(header, arrays)
+        if size != start + header["data_bytes"]:
+            raise ValueError(f"{size} bytes, the header describes {start + header['data_bytes']}")
+        arrays = {
+            key: _view(buffer, start + spec["offset"], spec, size)
+            for key, spec in header["arrays"].items()
+        }
+        checked = _stamped(path, digest)
+        if not checked:
+            _check_sums(header["arrays"], arrays)
+        program, proving = _rebuild(header, arrays)
+        if not checked:
+            _check_bounds(program, proving)
     except (ValueError, IndexError, KeyError, TypeError) as exc:
         raise StoreRefused(f"{path}: corrupted ({exc})") from None
+    if not checked:
+        write_json_atomic(stamp_path(path), {"digest": digest, **_identity(path)})
+    return program, proving
 
 
-def _rebuild(header: dict, arrays: dict[str, np.ndarray]) -> WitnessProgram:
-    n_in, n_aux = header["num_inputs"], header["num_aux"]
-    table = arrays["coeff_table"]
-    built = {}
-    for key in _MATRICES:
-        index, indptr, cols = (arrays[f"{key}_{part}"] for part in ("coeff", "indptr", "cols"))
-        if len(index) and int(index.max()) >= len(table):
-            raise ValueError(f"matrix {key} indexes past the coefficient table")
-        if np.any(np.diff(indptr) < 0) or (
-            len(cols) and (cols.min() < 0 or cols.max() >= n_in + n_aux)
-        ):
-            raise ValueError(f"matrix {key} is not a CSR matrix over {n_in + n_aux} columns")
-        built[key] = SparseMatrix(
+def _header(path: Path, buffer: memoryview) -> tuple[dict[str, Any], int]:
+    """The JSON header and where the arrays start."""
+    if len(buffer) < _PREFIX or bytes(buffer[: len(_MAGIC)]) != _MAGIC:
+        raise StoreRefused(f"{path}: unreadable (not a {FORMAT} file)")
+    length, crc = struct.unpack("<QQ", buffer[len(_MAGIC) : _PREFIX])
+    end = _PREFIX + length
+    if length > _MAX_HEADER or end > len(buffer):
+        raise StoreRefused(f"{path}: corrupted (header past the end of the file)")
+    text = bytes(buffer[_PREFIX:end])
+    if zlib.crc32(text) != crc:
+        raise StoreRefused(f"{path}: corrupted (the header fails its checksum)")
+    try:
+        header = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StoreRefused(f"{path}: corrupted (header: {exc})") from None
+    if not isinstance(header, dict):
+        raise StoreRefused(f"{path}: corrupted (header is not an object)")
+    return header, -(-end // _ALIGN) * _ALIGN
+
+
+def _view(buffer: memoryview, offset: int, spec: dict[str, Any], size: int) -> np.ndarray:
+    dtype, shape = np.dtype(spec["dtype"]), tuple(int(n) for n in spec["shape"])
+    count = int(np.prod(shape, dtype=np.int64))
+    if offset % _ALIGN or offset + count * dtype.itemsize > size or min(shape, default=0) < 0:
+        raise ValueError("an array lies outside the file")
+    return np.frombuffer(buffer, dtype=dtype, count=count, offset=offset).reshape(shape)
+
+
+def _stamped(path: Path, digest: str) -> bool:
+    """Whether ``path`` passed a full check and has not changed since."""
+    try:
+        stamp = json.loads(stamp_path(path).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(stamp, dict) and stamp == {"digest": digest, **_identity(path)}
+
+
+def _check_sums(layout: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """ValueError unless every chunk of every array has its CRC-32 (chunks on threads: zlib
+    releases the GIL)."""
+    jobs = []
+    for key, array in arrays.items():
+        data = memoryview(array).cast("B")
+        want = layout[key]["crc32"]
+        starts = range(0, len(data), _CHUNK) or [0]
+        if len(want) != len(starts):
+            raise ValueError(f"array {key}: {len(want)} checksums for {len(starts)} chunks")
+        jobs.extend((key, data[k : k + _CHUNK], w) for k, w in zip(starts, want, strict=True))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        sums = list(pool.map(lambda job: zlib.crc32(job[1]), jobs))
+    for (key, _, want), got in zip(jobs, sums, strict=True):
+        if got != want:
+            raise ValueError(f"array {key} fails its checksum")
+
+
+def _rebuild(
+    header: dict[str, Any], arrays: dict[str, np.ndarray]
+) -> tuple[WitnessProgram, R1CSMatrices]:
+    n_in, n_aux, rows = header["num_inputs"], header["num_aux"], header["num_constraints"]
+    built = {
+        key: SparseMatrix(
             indptr=arrays[f"{key}_indptr"],
-            cols=cols.astype(np.int64),
-            coeffs=table[index],
+            cols=arrays[f"{key}_cols"],
+            coeffs=arrays[f"{key}_coeffs"],
             num_cols=n_in + n_aux,
         )
+        for key in _MATRICES
+    }
     names = None
     if "name_index" in arrays:
-        bare, prefixes = header["tables"]["names"], header["tables"]["prefixes"]
+        tables = header["tables"]
         names = ConstraintNames(
-            [bare[i] for i in arrays["name_index"].tolist()],
-            arrays["mark_at"].tolist(),
-            [prefixes[i] for i in arrays["mark_prefix_index"].tolist()],
+            _Indexed(list(tables["names"]), arrays["name_index"]),
+            arrays["mark_at"],
+            _Indexed(list(tables["prefixes"]), arrays["mark_prefix_index"]),
         )
-    matrices = R1CSMatrices(
+    proving = R1CSMatrices(
         num_inputs=n_in,
         num_aux=n_aux,
-        num_constraints=header["num_constraints"],
+        num_constraints=header["proving_constraints"],
         a=built["a"],
         b=built["b"],
         c=built["c"],
+        names=names,
+    )
+    if not 0 <= rows <= proving.num_constraints:
+        raise ValueError(f"{rows} program rows of {proving.num_constraints}")
+    matrices = R1CSMatrices(
+        num_inputs=n_in,
+        num_aux=n_aux,
+        num_constraints=rows,
+        a=built["a"].first_rows(rows),
+        b=built["b"].first_rows(rows),
+        c=built["c"].first_rows(rows),
         names=names,
     )
     program = WitnessProgram(
@@ -149,12 +285,28 @@ def _rebuild(header: dict, arrays: dict[str, np.ndarray]) -> WitnessProgram:
         num_hints=header["num_hints"],
         **{key: arrays[key] for key in _PROGRAM},
     )
-    _check_bounds(program)
-    return program
+    return program, proving
 
 
-def _check_bounds(p: WitnessProgram) -> None:
-    """ValueError unless every op points at a row, slot, inverse or bit that exists."""
+def _check_bounds(p: WitnessProgram, proving: R1CSMatrices) -> None:
+    """ValueError unless the matrices are CSR over z's columns and every op points at a row,
+    slot, inverse or bit that exists."""
+    width = p.num_inputs + p.num_aux
+    for key, m in (("a", proving.a), ("b", proving.b), ("c", proving.c), ("lin", p.lin)):
+        if np.any(np.diff(m.indptr) < 0) or (
+            m.nnz and (int(m.cols.min()) < 0 or int(m.cols.max()) >= width)
+        ):
+            raise ValueError(f"matrix {key} is not a CSR matrix over {width} columns")
+    names = p.matrices.names
+    if names is not None:
+        if len(names.names) != p.matrices.num_constraints or len(names.mark_at) != len(
+            names.mark_prefix
+        ):
+            raise ValueError("row names of another length than the rows")
+        for column, table in ((names.names, "names"), (names.mark_prefix, "prefixes")):
+            index = column._index  # type: ignore[attr-defined]  # an _Indexed from _rebuild
+            if len(index) and int(index.max()) >= len(column._table):  # type: ignore[attr-defined]
+                raise ValueError(f"a row name points past the {table} table")
     n = p.num_aux
     if not (len(p.kind) == len(p.arg) == len(p.extra) == n):
         raise ValueError("op arrays of different lengths")
