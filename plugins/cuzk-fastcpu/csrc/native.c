@@ -332,6 +332,7 @@ static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
     }
     job.z = z.buf;
     job.n_in = (size_t)n_in;
+    job.n_aux = n_aux;
     job.kind = kind.buf;
     job.arg = arg.buf;
     job.extra = extra.buf;

@@ -107,7 +107,7 @@ INLINE int same_row(const csr *x, const csr *y, int64_t row) {
 typedef struct {
     fr *z, *zm; /* the witness, canonical and Montgomery; aux entries start at zero */
     fr *row_a, *row_b; /* when not NULL: A·z and B·z of every solved row, by row */
-    size_t n_in;
+    size_t n_in, n_aux;
     const uint8_t *kind;
     const int64_t *arg, *extra;
     const fr *inverses_mont;
@@ -176,8 +176,15 @@ static void *witness_worker(void *arg) {
     return NULL;
 }
 
-/* run the levels on up to `threads` threads (this one included) */
+/* run the levels on up to `threads` threads (this one included); one thread runs the ops in
+ * allocation order instead (every op reads only earlier ones), which keeps each chain's rows
+ * and values together in cache where a level jumps between chains */
 static void witness_run(witness_job *job, int threads) {
+    if (threads <= 1) {
+        for (size_t j = 0; j < job->n_aux; j++)
+            if (job->kind[j] != OP_HINT) witness_op(job, (int64_t)j);
+        return;
+    }
     pthread_t ids[MAX_THREADS];
     int started = 0;
     atomic_store(&job->next_id, 0);
