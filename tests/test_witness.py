@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -114,6 +116,58 @@ def test_the_cache_is_reused_stale_files_and_corrupt_files_are_rebuilt(cpu, caps
     rebuilt, _ = compile_circuit(cpu, circuit)
     assert rebuilt.source == "compiled" and "recompiling porep-lite" in capsys.readouterr().err
     assert store.load(path, digest)[0].num_aux == rebuilt.program.num_aux
+
+
+def test_a_loaded_circuit_is_mapped_and_its_rows_are_the_proving_rows(cpu):
+    circuit = PorepLite(challenges=2, depth=2)
+    compile_circuit(cpu, circuit)
+    program, proving = store.load(compiled_path(shape_digest(circuit)), shape_digest(circuit))
+    rows = program.matrices.num_constraints
+    assert proving.num_constraints == rows + program.num_inputs
+    for mine, theirs in ((program.matrices.a, proving.a), (program.matrices.b, proving.b)):
+        assert not theirs.coeffs.flags.writeable  # a read-only view of the mapped file
+        assert np.shares_memory(mine.coeffs, theirs.coeffs)
+        assert np.array_equal(mine.indptr, theirs.indptr[: rows + 1])
+    assert proving.row_name(rows) == "input row 0"
+    assert program.matrices.row_name(rows - 1) == "challenge 1/root"
+
+
+def test_the_full_check_runs_again_after_any_change_to_the_file(cpu):
+    """A stamp skips the checksums of an unchanged file; any write, even one restoring the old
+    times, changes the ctime and so brings the full check back."""
+    circuit = PorepLite(challenges=1, depth=2)
+    digest = shape_digest(circuit)
+    compile_circuit(cpu, circuit)
+    path = compiled_path(digest)
+    stamp = store.stamp_path(path)
+    assert stamp.is_file()  # the load-back after compiling checked it in full
+    store.load(path, digest)
+    before = path.stat()
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 0x01  # inside the last array, past every header
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(store.StoreRefused, match="fails its checksum"):
+        store.load(path, digest)
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda data: data[:-64], "bytes, the header describes"),
+        (lambda data: data[:20], "unreadable"),
+        (lambda data: data[:40] + bytes([data[40] ^ 0x20]) + data[41:], "header fails"),
+        (lambda data: b"PK" + data[2:], "unreadable"),
+    ],
+)
+def test_a_truncated_or_damaged_header_is_refused(cpu, damage, reason):
+    circuit = PorepLite(challenges=1, depth=1)
+    digest = shape_digest(circuit)
+    compile_circuit(cpu, circuit)
+    path = compiled_path(digest)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(store.StoreRefused, match=reason):
+        store.load(path, digest)
 
 
 def test_cuzk_cache_lists_compiled_circuits(cpu):

@@ -130,6 +130,42 @@ def test_spmv(cuzk_rng):
         kernels.spmv(matrix, ints_to_limbs(z[:4]))
 
 
+@pytest.mark.parametrize("length", [1, 2, 3, 61, 300])
+def test_spmv_rows_of_largest_terms_reduce_exactly(cuzk_rng, length):
+    """Lazy reduction: unreduced 512-bit products summed, one reduction per row, at the extremes
+    (every coefficient and value r − 1) and at random."""
+    rows = [
+        [(k, R - 1) for k in range(length)],
+        [(k, cuzk_rng.randrange(1, R)) for k in range(length)],
+        [(length - 1, R - 1)],
+    ]
+    matrix = SparseMatrix.from_rows(rows, length)
+    for z in ([R - 1] * length, random_scalars(cuzk_rng, length), [0] * length):
+        want = matrix.dot(z)
+        assert limbs_to_ints(kernels.spmv(matrix, ints_to_limbs(z))) == want
+        zm = ints_to_limbs([v * 2**256 % R for v in z])
+        out = np.full((3, 4), 7, dtype=np.uint64)
+        kernels.spmv_rows(matrix, zm, np.array([0, 2]), out)
+        assert limbs_to_ints(out[[0, 2]]) == [want[0], want[2]] and out[1].tolist() == [7] * 4
+
+
+def test_spmv_rows_refuses_rows_outside_the_matrix(cuzk_rng):
+    matrix = SparseMatrix.from_rows([[(0, 1)], [(1, 2)]], 2)
+    out = np.zeros((2, 4), dtype=np.uint64)
+    with pytest.raises(ValueError, match="malformed CSR rows"):
+        kernels.spmv_rows(matrix, np.zeros((2, 4), np.uint64), np.array([2]), out)
+
+
+def test_fingerprint_sees_any_one_word(cuzk_rng):
+    z = ints_to_limbs(random_scalars(cuzk_rng, 9))
+    base = kernels.fingerprint(z)
+    for row, limb in [(0, 0), (4, 2), (8, 3)]:
+        changed = z.copy()
+        changed[row, limb] ^= 1 << cuzk_rng.randrange(64)
+        assert kernels.fingerprint(changed) != base
+    assert kernels.fingerprint(z.copy()) == base
+
+
 def test_thread_count(monkeypatch):
     monkeypatch.setenv(kernels.THREADS_ENV, "3")
     assert kernels.thread_count() == 3
