@@ -45,30 +45,58 @@ class PoseidonParams:
         return r < half or r >= half + self.r_p
 
 
-class _Grain:
-    """The reference script's Grain LFSR, as an 80-bit int (bit k is the script's list entry k)."""
+_GRAIN_BLOCK = 16
+"""Clocks computed at once: the feedback's highest tap (62) leaves 80 − 62 = 18 bits a shift
+can produce together; an even block keeps the output pairs aligned."""
 
-    __slots__ = ("_state",)
+
+def _filter_table() -> list[tuple[int, int]]:
+    """Per byte of raw output (four pairs, first bit lowest): the bits the filter keeps (a pair
+    1b yields b, 0b yields nothing), first kept bit most significant, and how many."""
+    table = []
+    for byte in range(256):
+        value = count = 0
+        for pair in range(4):
+            if byte >> (2 * pair) & 1:
+                value, count = value << 1 | (byte >> (2 * pair + 1) & 1), count + 1
+        table.append((value, count))
+    return table
+
+
+class _Grain:
+    """The reference script's Grain LFSR, as an 80-bit int (bit k is the script's list entry k),
+    clocked 16 steps at a time with its filtered output bits queued."""
+
+    __slots__ = ("_pending", "_pending_bits", "_state")
+
+    _FILTER = _filter_table()
 
     def __init__(self, field: int, sbox: int, n: int, t: int, r_f: int, r_p: int) -> None:
         seed = f"{field:02b}{sbox:04b}{n:012b}{t:012b}{r_f:010b}{r_p:010b}" + "1" * 30
         self._state = int(seed[::-1], 2)
-        for _ in range(160):
-            self._clock()
+        self._pending = self._pending_bits = 0
+        for _ in range(160 // _GRAIN_BLOCK):
+            self._clock_block()
 
-    def _clock(self) -> int:
+    def _clock_block(self) -> int:
+        """The next 16 raw output bits, the first one lowest."""
         s = self._state
-        bit = ((s >> 62) ^ (s >> 51) ^ (s >> 38) ^ (s >> 23) ^ (s >> 13) ^ s) & 1
-        self._state = (s >> 1) | (bit << 79)
-        return bit
+        block = (s >> 62 ^ s >> 51 ^ s >> 38 ^ s >> 23 ^ s >> 13 ^ s) & 0xFFFF
+        self._state = s >> _GRAIN_BLOCK | block << (80 - _GRAIN_BLOCK)
+        return block
 
     def bits(self, count: int) -> int:
         """The next ``count`` filtered output bits as an int, first bit most significant."""
-        value = 0
-        for _ in range(count):
-            while not self._clock():
-                self._clock()
-            value = (value << 1) | self._clock()
+        while self._pending_bits < count:
+            block = self._clock_block()
+            for byte in (block & 0xFF, block >> 8):
+                value, kept = self._FILTER[byte]
+                self._pending = self._pending << kept | value
+                self._pending_bits += kept
+        extra = self._pending_bits - count
+        value = self._pending >> extra
+        self._pending &= (1 << extra) - 1
+        self._pending_bits = extra
         return value
 
 
