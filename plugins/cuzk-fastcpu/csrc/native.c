@@ -269,6 +269,15 @@ static PyObject *py_fingerprint(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLongLong(h);
 }
 
+/* 0 when `cuts` is "not yet found" (-1), "none" (-2) or cuts 0 = c_0 <= ... <= c_parts = n */
+static int cuts_invalid(const int64_t *cuts, int parts, size_t n) {
+    if (cuts[0] == CUTS_UNKNOWN || cuts[0] == CUTS_NONE) return 0;
+    if (cuts[0] != 0 || cuts[parts] != (int64_t)n) return 1;
+    for (int p = 0; p < parts; p++)
+        if (cuts[p + 1] < cuts[p]) return 1;
+    return 0;
+}
+
 /* 0 when every op points at a row, hint, inverse or bit that exists and the levels list ops */
 static int program_invalid(const witness_job *job, size_t n_aux, size_t n_hints, size_t n_inv,
                            size_t n_level_ops) {
@@ -306,20 +315,20 @@ static int program_invalid(const witness_job *job, size_t n_aux, size_t n_hints,
 
 static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
     Py_buffer z, zm_out, row_a, row_b, hints, kind, arg, extra, inverses, level_ptr, level_ops,
-        mats[12];
+        mats[12], cuts;
     Py_ssize_t n_in;
     int threads;
-    if (!PyArg_ParseTuple(args, "w*w*w*w*ny*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*i", &z, &zm_out,
-                          &row_a, &row_b, &n_in, &hints,
-                          &kind, &arg, &extra, &inverses, &mats[0], &mats[1], &mats[2], &mats[3],
-                          &mats[4], &mats[5], &mats[6], &mats[7], &mats[8], &mats[9], &mats[10],
-                          &mats[11], &level_ptr, &level_ops, &threads))
+    if (!PyArg_ParseTuple(args, "w*w*w*w*ny*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*iw*", &z,
+                          &zm_out, &row_a, &row_b, &n_in, &hints, &kind, &arg, &extra, &inverses,
+                          &mats[0], &mats[1], &mats[2], &mats[3], &mats[4], &mats[5], &mats[6],
+                          &mats[7], &mats[8], &mats[9], &mats[10], &mats[11], &level_ptr,
+                          &level_ops, &threads, &cuts))
         return NULL;
     Py_buffer *all[] = {&z,        &zm_out,   &row_a,    &row_b,    &hints,     &kind,
                         &arg,      &extra,    &inverses, &level_ptr, &level_ops, &mats[0],
                         &mats[1],  &mats[2],  &mats[3],  &mats[4],  &mats[5],  &mats[6],
-                        &mats[7],  &mats[8],  &mats[9],  &mats[10], &mats[11]};
-    const int count = 23;
+                        &mats[7],  &mats[8],  &mats[9],  &mats[10], &mats[11], &cuts};
+    const int count = 24;
     size_t m = (size_t)z.len / sizeof(fr), n_aux = (size_t)kind.len;
     witness_job job = {0};
     csr *targets[] = {&job.a, &job.b, &job.c, &job.lin};
@@ -344,6 +353,7 @@ static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
         extra.len != (Py_ssize_t)(8 * n_aux) || level_ptr.len < 8 || job.b.rows != job.a.rows ||
         job.c.rows != job.a.rows || zm_out.len != z.len ||
         row_a.len != row_b.len || (row_a.len && (size_t)row_a.len < job.a.rows * sizeof(fr)) ||
+        threads < 1 || cuts.len < 16 || cuts_invalid(cuts.buf, (int)(cuts.len / 8 - 1), n_aux) ||
         program_invalid(&job, n_aux, n_hints, n_inv, (size_t)level_ops.len / 8)) {
         release(all, count);
         PyErr_SetString(PyExc_ValueError, "malformed witness program or witness buffer");
@@ -369,9 +379,10 @@ static PyObject *py_fr_witness(PyObject *self, PyObject *args) {
         /* a barrier per level costs more than it saves on narrow levels (and far more when the
          * cores are shared): threads only when levels average WITNESS_MIN_WIDTH ops per thread */
         size_t ops = (size_t)level_ops.len / 8, width = job.levels ? ops / job.levels : 0;
-        int usable = threads < 1 ? 1 : threads;
-        while (usable > 1 && width < (size_t)usable * WITNESS_MIN_WIDTH) usable--;
-        witness_run(&job, usable);
+        int usable = threads < 1 ? 1 : threads, level_threads = usable;
+        while (level_threads > 1 && width < (size_t)level_threads * WITNESS_MIN_WIDTH)
+            level_threads--;
+        witness_run(&job, usable, level_threads, cuts.buf, (int)(cuts.len / 8 - 1));
     }
     failed = !inv_mont;
     free(inv_mont);
@@ -437,8 +448,9 @@ static PyMethodDef methods[] = {
      "fingerprint(buffer) -> a 64-bit fingerprint of its words"},
     {"fr_witness", py_fr_witness, METH_VARARGS,
      "fr_witness(z, zm, row_a, row_b, num_inputs, hints, kind, arg, extra, inverses, "
-     "a/b/c/lin indptr, cols, coeffs, level_ptr, level_ops, threads): run a witness program into "
-     "z (zm: z in Montgomery form; row_a, row_b: empty, or A·z and B·z of the solved rows)"},
+     "a/b/c/lin indptr, cols, coeffs, level_ptr, level_ops, threads, cuts): run a witness program "
+     "into z (zm: z in Montgomery form; row_a, row_b: empty, or A·z and B·z of the solved rows; "
+     "cuts: parts + 1 int64, [-1] to find the program's independent runs into it)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,6 +15,9 @@
 enum { OP_HINT = 0, OP_SOLVE = 1, OP_BIT = 2 };
 
 #define WITNESS_MIN_WIDTH 1024 /* ops per thread and level before a level is split */
+#define WITNESS_MIN_RUN 4096   /* ops per thread before the ops are split into runs */
+#define CUTS_UNKNOWN (-1)      /* cuts[0] before witness_cuts looked for them */
+#define CUTS_NONE (-2)         /* cuts[0] when it found none */
 
 /* a CSR matrix with canonical coefficients */
 typedef struct {
@@ -114,6 +117,9 @@ typedef struct {
     csr a, b, c, lin;
     const int64_t *level_ptr, *level_ops;
     size_t levels;
+    const int64_t *segments; /* when not NULL: `parts` independent runs of ops, by aux index */
+    int parts;
+    atomic_int next_segment;
     int threads;          /* set once every worker has started */
     atomic_int next_id;   /* worker ids, in arrival order */
     atomic_int ready;     /* 1 when `threads` is final */
@@ -161,8 +167,65 @@ static void witness_op(witness_job *job, int64_t j) {
     fr_to_mont(&job->zm[col], &v);
 }
 
+/* the ops of aux [lo, hi) in allocation order */
+static void witness_range(witness_job *job, size_t lo, size_t hi) {
+    for (size_t j = lo; j < hi; j++)
+        if (job->kind[j] != OP_HINT) witness_op(job, (int64_t)j);
+}
+
+/* the lowest computed aux op j reads, n_aux when none (inputs and hints are set before) */
+static int64_t lowest_read(const witness_job *job, int64_t j) {
+    const csr *rows[3] = {&job->a, &job->b, &job->c};
+    int count = job->kind[j] == OP_SOLVE ? 3 : 1;
+    if (job->kind[j] == OP_BIT) rows[0] = &job->lin;
+    int64_t low = (int64_t)job->n_aux, row = job->arg[j];
+    for (int r = 0; r < count; r++)
+        for (int64_t k = rows[r]->indptr[row]; k < rows[r]->indptr[row + 1]; k++) {
+            int64_t d = rows[r]->cols[k] - (int64_t)job->n_in;
+            if (d >= 0 && d < low && d != j && job->kind[d] != OP_HINT) low = d;
+        }
+    return low;
+}
+
+/* Split the ops into `parts` runs of aux indices none of which reads an op of another: cut s is
+ * clean when no op at or past s reads a computed op below s. Each cut is the clean one nearest
+ * its share of the ops (runs may be empty where clean cuts are scarce); 0, or -1 when out of
+ * memory. Independent chains (porep-lite's challenges) give clean cuts between them. */
+static int witness_cuts(const witness_job *job, int parts, int64_t *cuts) {
+    size_t n = job->n_aux, clean = 0;
+    int64_t *suffix = malloc((n + 1) * sizeof *suffix);
+    if (!suffix) return -1;
+    suffix[n] = (int64_t)n;
+    for (size_t j = n; j-- > 0;) {
+        int64_t low = job->kind[j] == OP_HINT ? (int64_t)n : lowest_read(job, (int64_t)j);
+        suffix[j] = low < suffix[j + 1] ? low : suffix[j + 1];
+    }
+    for (size_t s = 0; s <= n; s++) /* the clean cuts, ascending, over the same memory */
+        if (suffix[s] >= (int64_t)s) suffix[clean++] = (int64_t)s;
+    cuts[0] = 0;
+    cuts[parts] = (int64_t)n;
+    for (int p = 1; p < parts; p++) {
+        int64_t target = (int64_t)(n * (size_t)p / (size_t)parts);
+        size_t lo = 0, hi = clean - 1; /* suffix[0] = 0 and suffix[clean - 1] = n are clean */
+        while (hi - lo > 1) {
+            size_t mid = (lo + hi) / 2;
+            if (suffix[mid] <= target) lo = mid;
+            else hi = mid;
+        }
+        int64_t pick = target - suffix[lo] <= suffix[hi] - target ? suffix[lo] : suffix[hi];
+        cuts[p] = pick < cuts[p - 1] ? cuts[p - 1] : pick;
+    }
+    free(suffix);
+    return 0;
+}
+
 static void *witness_worker(void *arg) {
     witness_job *job = arg;
+    if (job->segments) { /* independent runs, taken in turn: no barrier */
+        for (int s; (s = atomic_fetch_add(&job->next_segment, 1)) < job->parts;)
+            witness_range(job, (size_t)job->segments[s], (size_t)job->segments[s + 1]);
+        return NULL;
+    }
     int id = atomic_fetch_add(&job->next_id, 1);
     while (!atomic_load(&job->ready)) sched_yield();
     int threads = job->threads;
@@ -176,13 +239,29 @@ static void *witness_worker(void *arg) {
     return NULL;
 }
 
-/* run the levels on up to `threads` threads (this one included); one thread runs the ops in
- * allocation order instead (every op reads only earlier ones), which keeps each chain's rows
- * and values together in cache where a level jumps between chains */
-static void witness_run(witness_job *job, int threads) {
+/* run the ops on up to `threads` threads (this one included): one thread runs them in
+ * allocation order (every op reads only earlier ones), which keeps each chain's rows and values
+ * together in cache where a level jumps between chains; several take the `parts` independent
+ * runs of `cuts` in turn (more runs than threads, so a thread the scheduler starves takes fewer;
+ * found by witness_cuts on first use and kept by the caller for the program), else split each
+ * level (with `level_threads` of them) */
+static void witness_run(witness_job *job, int threads, int level_threads, int64_t *cuts,
+                        int parts) {
+    job->segments = NULL;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (level_threads > MAX_THREADS) level_threads = MAX_THREADS;
+    if (threads > 1 && cuts[0] == CUTS_UNKNOWN)
+        if (job->n_aux < (size_t)threads * WITNESS_MIN_RUN || witness_cuts(job, parts, cuts))
+            cuts[0] = CUTS_NONE;
+    if (threads > 1 && cuts[0] == 0) {
+        job->segments = cuts;
+        job->parts = parts;
+        atomic_store(&job->next_segment, 0);
+    } else {
+        threads = level_threads;
+    }
     if (threads <= 1) {
-        for (size_t j = 0; j < job->n_aux; j++)
-            if (job->kind[j] != OP_HINT) witness_op(job, (int64_t)j);
+        witness_range(job, 0, job->n_aux);
         return;
     }
     pthread_t ids[MAX_THREADS];

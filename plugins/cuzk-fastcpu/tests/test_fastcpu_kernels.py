@@ -232,6 +232,27 @@ def test_threaded_witness_and_spmv_match_the_gadgets(make, threads, monkeypatch)
         assert limbs_to_ints(kernels.spmv(matrix, want)) == matrix.dot(z)
 
 
+@pytest.mark.parametrize(("make", "split"), [(_WideCircuit, False), (PorepLite, True)])
+def test_independent_runs_of_ops_go_to_threads_and_give_the_same_witness(make, split, monkeypatch):
+    """porep-lite's challenges are independent chains: its ops split into runs on two threads;
+    the wide circuit's products read squares from its start, so its only clean cuts are its
+    ends (one run holds every op)."""
+    recording_cs = RecordingConstraintSystem()
+    circuit = make(1) if make is _WideCircuit else PorepLite(9, 5, seed=1)
+    circuit.synthesize(recording_cs)
+    program = recording_cs.recording().program
+    inputs, hints = replay(circuit, program)
+    monkeypatch.setenv(kernels.THREADS_ENV, "1")
+    want = kernels.witness(program, inputs, hints)
+    monkeypatch.setenv(kernels.THREADS_ENV, "2")
+    assert np.array_equal(kernels.witness(program, inputs, hints), want)
+    cuts = kernels._CUTS[program][2]
+    assert cuts[0] == 0 and cuts[-1] == program.num_aux and np.all(np.diff(cuts) >= 0)
+    runs = np.diff(cuts)
+    assert (np.count_nonzero(runs) > 8) == split
+    assert np.array_equal(kernels.witness(program, inputs, hints), want)  # with the kept cuts
+
+
 def test_a_malformed_witness_program_is_refused():
 
     cs = RecordingConstraintSystem()

@@ -7,6 +7,7 @@ The extension ``cuzk_fastcpu._native`` is built at install time; when it cannot 
 from __future__ import annotations
 
 import os
+import weakref
 
 import numpy as np
 
@@ -29,10 +30,15 @@ INVERSE_COST = 570
 REDUCE_COST = 27
 """Field multiplications per bucket in the running-sum reduction (a mixed and a full addition)."""
 BATCH_RANGE = (16, 1024)
+RUNS_PER_THREAD = 8
+"""Independent runs of witness ops per thread (taken in turn, so a starved thread takes fewer)."""
 """Fewest and most bucket additions per inversion."""
 
 _R = FR_MODULUS
 _MONT_SHIFT = 64 * SCALAR_LIMBS
+_CUTS: weakref.WeakKeyDictionary[WitnessProgram, dict[int, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def fq_kernels() -> list[str]:
@@ -213,6 +219,7 @@ def _run_witness(
     zm = np.empty_like(z)
     a, b = (np.zeros((rows, SCALAR_LIMBS), dtype=np.uint64) for _ in range(2))
     m = program.matrices
+    threads = thread_count()
     _native.fr_witness(
         z,
         zm,
@@ -230,9 +237,20 @@ def _run_witness(
         *_csr(program.lin),
         np.ascontiguousarray(program.level_ptr, dtype=np.int64),
         np.ascontiguousarray(program.level_ops, dtype=np.int64),
-        thread_count(),
+        threads,
+        _cuts(program, threads),
     )
     return z, zm, a, b
+
+
+def _cuts(program: WitnessProgram, threads: int) -> np.ndarray:
+    """Where the program splits into runs of ops none of which reads another's, ``RUNS_PER_THREAD``
+    per thread (the C code finds them on first use, into this array): kept per program and
+    thread count."""
+    kept = _CUTS.setdefault(program, {})
+    if threads not in kept:
+        kept[threads] = np.full(threads * RUNS_PER_THREAD + 1, -1, dtype=np.int64)
+    return kept[threads]
 
 
 def spmv_rows(matrix: SparseMatrix, zm: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
