@@ -80,6 +80,11 @@ def _identity(path: Path) -> dict[str, int]:
     }
 
 
+def _bytes(array: np.ndarray) -> memoryview:
+    """A C-contiguous array's bytes, without a copy (empty arrays too)."""
+    return memoryview(array.reshape(-1).view(np.uint8))
+
+
 def _checksums(data: memoryview) -> list[int]:
     return [zlib.crc32(data[k : k + _CHUNK]) for k in range(0, len(data), _CHUNK)] or [0]
 
@@ -119,7 +124,7 @@ def save(path: Path, digest: str, program: WitnessProgram, proving: R1CSMatrices
             "dtype": array.dtype.str,
             "shape": list(array.shape),
             "offset": offset,
-            "crc32": _checksums(memoryview(array).cast("B")),
+            "crc32": _checksums(_bytes(array)),
         }
         offset += -(-array.nbytes // _ALIGN) * _ALIGN
     m = program.matrices
@@ -142,7 +147,7 @@ def save(path: Path, digest: str, program: WitnessProgram, proving: R1CSMatrices
         f.write(b"\0" * (start - f.tell()))
         for key, array in arrays.items():
             f.write(b"\0" * (start + layout[key]["offset"] - f.tell()))
-            f.write(memoryview(array).cast("B"))
+            f.write(_bytes(array))
         f.write(b"\0" * (start + offset - f.tell()))
     stamp_path(path).unlink(missing_ok=True)
     return path.stat().st_size
@@ -225,7 +230,7 @@ def _check_sums(layout: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
     releases the GIL)."""
     jobs = []
     for key, array in arrays.items():
-        data = memoryview(array).cast("B")
+        data = _bytes(array)
         want = layout[key]["crc32"]
         starts = range(0, len(data), _CHUNK) or [0]
         if len(want) != len(starts):
