@@ -55,6 +55,12 @@ def test_a_changed_witness_or_copied_matrices_are_computed_in_full(compiled):
         assert np.array_equal(got, want)
 
 
+def test_a_witness_freed_unused_drops_what_was_kept(compiled):
+    program, _, (inputs, hints) = compiled
+    plugin.cuzk_witness(None, program, inputs, hints)  # never evaluated, freed at once
+    assert solved_rows._kept == []
+
+
 def test_a_tampered_witness_still_fails_its_check(compiled):
     """The check a·b = c still sees a wrong value: C·z is computed from z."""
     program, proving, (inputs, hints) = compiled

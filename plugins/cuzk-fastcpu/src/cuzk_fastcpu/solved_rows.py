@@ -6,7 +6,8 @@ witness hook keeps them beside the witness it returned; ``evaluate_r1cs`` takes 
 that very array, unchanged since (a fingerprint of its words), and only for matrices whose A and B
 start with the program's rows in the same memory (the program's own matrices, or the proving
 matrices the core builds around them). Every other row, and C in full, is computed from z, so the
-check a·b = c still tests the program's work. A kept entry is used once, then dropped.
+check a·b = c still tests the program's work. A kept entry is used once, then dropped, and
+dropped too when its witness is freed unused.
 """
 
 from __future__ import annotations
@@ -40,7 +41,12 @@ class _Kept:
 
 
 _kept: list[_Kept] = []
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entered when a freed witness's callback runs inside a section
+
+
+def _forget(dead: weakref.ref) -> None:
+    with _lock:
+        _kept[:] = [kept for kept in _kept if kept.witness is not dead]
 
 
 def witness(program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> np.ndarray:
@@ -50,7 +56,7 @@ def witness(program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> n
     solved = np.zeros(m.num_constraints, dtype=bool)
     solved[program.arg[program.kind == SOLVE]] = True
     kept = _Kept(
-        weakref.ref(z), kernels.fingerprint(z), m.a, m.b, np.flatnonzero(~solved), zm, a, b
+        weakref.ref(z, _forget), kernels.fingerprint(z), m.a, m.b, np.flatnonzero(~solved), zm, a, b
     )
     with _lock:
         _kept.append(kept)
