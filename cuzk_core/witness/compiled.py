@@ -241,7 +241,7 @@ def proving_matrices(backend: Backend, circuit: Any) -> R1CSMatrices:
     from cuzk_core.groth16.qap import with_input_rows
 
     compiled, synthesized = compile_circuit(backend, circuit)
-    if compiled.program is not None:
+    if compiled.proving_matrices is not None:
         return compiled.proving_matrices
     if synthesized is None:
         synthesized = backend.synthesize(circuit)

@@ -26,7 +26,7 @@ import zlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -82,7 +82,7 @@ def _identity(path: Path) -> dict[str, int]:
 
 def _bytes(array: np.ndarray) -> memoryview:
     """A C-contiguous array's bytes, without a copy (empty arrays too)."""
-    return memoryview(array.reshape(-1).view(np.uint8))
+    return memoryview(array.reshape(-1).view(np.uint8))  # type: ignore[arg-type]
 
 
 def _checksums(data: memoryview) -> list[int]:
@@ -228,7 +228,7 @@ def _stamped(path: Path, digest: str) -> bool:
 def _check_sums(layout: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
     """ValueError unless every chunk of every array has its CRC-32 (chunks on threads: zlib
     releases the GIL)."""
-    jobs = []
+    jobs: list[tuple[str, memoryview, int]] = []
     for key, array in arrays.items():
         data = _bytes(array)
         want = layout[key]["crc32"]
@@ -261,7 +261,7 @@ def _rebuild(
         tables = header["tables"]
         names = ConstraintNames(
             _Indexed(list(tables["names"]), arrays["name_index"]),
-            arrays["mark_at"],
+            cast("Sequence[int]", arrays["mark_at"]),  # read by bisect: any sequence
             _Indexed(list(tables["prefixes"]), arrays["mark_prefix_index"]),
         )
     proving = R1CSMatrices(
