@@ -66,4 +66,17 @@ static void fr_quotient(fr *out, const fr *a, const fr *b, const fr *c, size_t n
     }
 }
 
+/* the first i with a[i] * b[i] != c[i] (canonical, reduced values), or n */
+static size_t fr_first_unsatisfied(const fr *a, const fr *b, const fr *c, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        fr am, t;
+        fr_to_mont(&am, &a[i]);
+        fr_mul(&t, &am, &b[i]);
+        uint64_t differs = 0;
+        for (int k = 0; k < FR_LIMBS; k++) differs |= t.l[k] ^ c[i].l[k];
+        if (differs) return i;
+    }
+    return n;
+}
+
 #endif

@@ -169,6 +169,23 @@ static PyObject *py_fr_quotient(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_fr_first_unsatisfied(PyObject *self, PyObject *args) {
+    Py_buffer a, b, c;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &a, &b, &c)) return NULL;
+    Py_buffer *all[] = {&a, &b, &c};
+    if (check_len(&b, a.len, "b") || check_len(&c, a.len, "c")) {
+        release(all, 3);
+        return NULL;
+    }
+    size_t first;
+    Py_BEGIN_ALLOW_THREADS;
+    first = fr_first_unsatisfied((const fr *)a.buf, (const fr *)b.buf, (const fr *)c.buf,
+                                 (size_t)a.len / sizeof(fr));
+    Py_END_ALLOW_THREADS;
+    release(all, 3);
+    return PyLong_FromSize_t(first);
+}
+
 /* a CSR matrix from three buffers, or -1 (Python error set) when their sizes disagree */
 static int csr_from(csr *out, Py_buffer *indptr, Py_buffer *cols, Py_buffer *coeffs, size_t m,
                     const char *what) {
@@ -439,6 +456,8 @@ static PyMethodDef methods[] = {
      "fr_scale_powers(values, base_mont, first_mont): values[i] *= first * base^i"},
     {"fr_quotient", py_fr_quotient, METH_VARARGS,
      "fr_quotient(a, b, c, scale_mont, out): out = (a*b - c)*scale"},
+    {"fr_first_unsatisfied", py_fr_first_unsatisfied, METH_VARARGS,
+     "fr_first_unsatisfied(a, b, c): the first i with a[i]*b[i] != c[i], or len(a)"},
     {"fr_spmv", py_fr_spmv, METH_VARARGS,
      "fr_spmv(indptr, cols, coeffs, z, out, threads): out = M z"},
     {"fr_spmv_rows", py_fr_spmv_rows, METH_VARARGS,

@@ -177,6 +177,12 @@ def quotient(a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: int) -> np.ndar
     return out
 
 
+def first_unsatisfied(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int:
+    """The first row with ``a·b ≠ c``, or ``len(a)``."""
+    a = as_scalars(a)
+    return int(_native.fr_first_unsatisfied(a, as_scalars(b, len(a)), as_scalars(c, len(a))))
+
+
 def _csr(matrix: SparseMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (
         np.ascontiguousarray(matrix.indptr, dtype=np.int64),

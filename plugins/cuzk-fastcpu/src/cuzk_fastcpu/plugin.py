@@ -162,6 +162,14 @@ def cuzk_quotient_pointwise(
     return kernels.quotient(a, b, c, scale)
 
 
+@hookimpl
+def cuzk_first_unsatisfied(
+    ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray
+) -> int | None:
+    """The witness check in C: stops at the first failing row, allocates nothing."""
+    return kernels.first_unsatisfied(a, b, c)
+
+
 # ---------------------------------------------------------------- fixed base (key generation)
 
 
