@@ -12,10 +12,14 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_bytes_atomic, write_json_atomic
+
+if TYPE_CHECKING:  # the service imports gRPC: only when a command needs it
+    from cuzk_core.engine import EngineConfig
+    from cuzk_core.service.config import ServerConfig
 
 
 def _need_serve_extra() -> None:
@@ -140,11 +144,18 @@ def add_daemon_bench_parsers(
 def serve_command(args: argparse.Namespace) -> int:
     """``cuzk serve``: run the daemon until SIGTERM/SIGINT."""
     _need_serve_extra()
+    from cuzk_core.service.server import serve
+
+    return serve(*serve_configs(args))
+
+
+def serve_configs(args: argparse.Namespace) -> tuple[ServerConfig, EngineConfig]:
+    """The server's and the engine's settings from ``serve``'s (or ``fleet``'s) options: the
+    config file, then the command line on top."""
     import attrs
 
     from cuzk_core.profile import load_profile
     from cuzk_core.service.config import build_configs, read_config
-    from cuzk_core.service.server import serve
 
     table, base = read_config(Path(args.config) if args.config else None)
     server, engine = build_configs(
@@ -158,7 +169,7 @@ def serve_command(args: argparse.Namespace) -> int:
     )
     if args.pipeline is not None:
         engine = attrs.evolve(engine, pipeline=args.pipeline == "on")
-    return serve(server, engine)
+    return server, engine
 
 
 def _request(args: argparse.Namespace, index: int | None = None):

@@ -14,6 +14,7 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,41 @@ from cuzk_core.timing import Timer
 SYNTHESIS = "synthesis"
 KEY_LOAD = "load_params"
 SWEEP_INTERVAL_S = 30.0
+
+
+def under_roots(path: str, roots: Sequence[Path]) -> str:
+    """``path`` resolved, or :class:`PathRefused` unless it lies under one of ``roots``."""
+    if not roots:
+        raise PathRefused(
+            f"input path {path!r} refused: no input roots are configured (upload the file)"
+        )
+    resolved = Path(path).resolve()
+    if not any(resolved.is_relative_to(root) for root in roots):
+        shown = ", ".join(str(r) for r in roots)
+        raise PathRefused(f"input path {path!r} is outside the input roots ({shown})")
+    return str(resolved)
+
+
+def admit(
+    request: JobRequest, spec: KeySpec, roots: Sequence[Path], store: JobStore
+) -> JobRequest | Ticket:
+    """The checks every front end (daemon, fleet) makes of a new job: the request with its
+    witness path resolved under the roots, or the ticket of the job an earlier submit with the
+    same idempotency key made; :class:`JobError` for a request that cannot be proven."""
+    if request.witness_upload is not None and request.input.witness_path is not None:
+        raise JobError("send the witness as an upload or as a path, not both")
+    if request.input.witness_path is not None:
+        path = under_roots(request.input.witness_path, roots)
+        request = attrs.evolve(request, input=attrs.evolve(request.input, witness_path=path))
+    if spec.circuit is not None and (
+        request.witness_upload is not None or request.input.witness_path is not None
+    ):
+        raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
+    if request.idempotency_key is not None:
+        existing = store.get_by_idempotency(request.idempotency_key)
+        if existing is not None:
+            return Ticket(existing.job_id, False, 0)
+    return request
 
 
 @attrs.frozen
@@ -206,20 +242,10 @@ class Engine:
 
     def submit(self, request: JobRequest) -> Ticket:
         """Accept a job (durably) or refuse it: unknown key, bad input, or the queue is full."""
-        spec = self.residency.spec(request.key_id)
-        if request.witness_upload is not None and request.input.witness_path is not None:
-            raise JobError("send the witness as an upload or as a path, not both")
-        if request.input.witness_path is not None:
-            path = self._under_roots(request.input.witness_path)
-            request = attrs.evolve(request, input=attrs.evolve(request.input, witness_path=path))
-        if spec.circuit is not None and (
-            request.witness_upload is not None or request.input.witness_path is not None
-        ):
-            raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
-        if request.idempotency_key is not None:
-            existing = self.store.get_by_idempotency(request.idempotency_key)
-            if existing is not None:
-                return Ticket(existing.job_id, False, 0)
+        admitted = admit(request, self.residency.spec(request.key_id), self._roots, self.store)
+        if isinstance(admitted, Ticket):
+            return admitted
+        request = admitted
         self.scheduler.check_room()
         record, created, seq = self.store.insert(request)
         if not created:
@@ -229,17 +255,6 @@ class Engine:
         )
         self.listener.job_submitted(record)
         return Ticket(record.job_id, True, position)
-
-    def _under_roots(self, path: str) -> str:
-        if not self._roots:
-            raise PathRefused(
-                f"input path {path!r} refused: this daemon has no input roots (upload the file)"
-            )
-        resolved = Path(path).resolve()
-        if not any(resolved.is_relative_to(root) for root in self._roots):
-            roots = ", ".join(str(r) for r in self._roots)
-            raise PathRefused(f"input path {path!r} is outside the input roots ({roots})")
-        return str(resolved)
 
     def get(self, job_id: str) -> JobRecord:
         """The job's current record, or :class:`JobError` when unknown."""

@@ -7,7 +7,6 @@ when the command runs.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from cuzk_core.errors import CuzkError
 
@@ -70,29 +69,16 @@ def fleet_command(args: argparse.Namespace) -> int:
         import ray  # noqa: F401
     except ImportError:
         raise CuzkError("this command needs the fleet extra: pip install 'cuzk[fleet]'") from None
-    import attrs
 
+    from cuzk_core.cli.serve_commands import serve_configs
     from cuzk_core.fleet.head import FleetConfig
     from cuzk_core.fleet.serve import run_fleet
-    from cuzk_core.profile import load_profile
-    from cuzk_core.service.config import build_configs, read_config
 
     if args.ray is not None and args.local_cpus is not None:
         raise CuzkError("--local-cpus is for a local cluster; it cannot size the one --ray joins")
     if args.local_cpus is not None and args.local_cpus < 1:
         raise CuzkError(f"--local-cpus {args.local_cpus}: at least one")
-    table, base = read_config(Path(args.config) if args.config else None)
-    server, engine = build_configs(
-        table,
-        base,
-        load_profile(args.profile),
-        listen=args.listen,
-        token_file=args.token_file,
-        state_dir=args.state_dir,
-        extra_keys=dict(args.key),
-    )
-    if args.pipeline is not None:
-        engine = attrs.evolve(engine, pipeline=args.pipeline == "on")
+    server, engine = serve_configs(args)
     fleet = FleetConfig(
         ray_address=args.ray,
         workers=args.workers,

@@ -28,12 +28,10 @@ from cuzk_core.engine import (
     EngineConfig,
     EngineListener,
     EngineStatus,
-    JobError,
     JobRecord,
     JobRequest,
     JobState,
     KeySpec,
-    PathRefused,
     PhaseTimings,
     QueueFull,
     Ticket,
@@ -41,6 +39,7 @@ from cuzk_core.engine import (
     UnknownJob,
     UnknownKey,
 )
+from cuzk_core.engine.engine import admit
 from cuzk_core.engine.keys import read_verifying_key
 from cuzk_core.engine.residency import KeyStatus
 from cuzk_core.errors import CuzkError
@@ -232,33 +231,12 @@ class FleetEngine:
             known = ", ".join(sorted(self.config.keys)) or "none"
             raise UnknownKey(f"unknown key {key_id!r} (this fleet serves: {known})") from None
 
-    def _under_roots(self, path: str) -> str:
-        if not self._roots:
-            raise PathRefused(
-                f"input path {path!r} refused: this fleet has no input roots (upload the file)"
-            )
-        resolved = Path(path).resolve()
-        if not any(resolved.is_relative_to(root) for root in self._roots):
-            roots = ", ".join(str(r) for r in self._roots)
-            raise PathRefused(f"input path {path!r} is outside the input roots ({roots})")
-        return str(resolved)
-
     def submit(self, request: JobRequest) -> Ticket:
         """Accept a job (durably) or refuse it: unknown key, bad input, or the queue is full."""
-        spec = self._spec_of(request.key_id)
-        if request.witness_upload is not None and request.input.witness_path is not None:
-            raise JobError("send the witness as an upload or as a path, not both")
-        if request.input.witness_path is not None:
-            path = self._under_roots(request.input.witness_path)
-            request = attrs.evolve(request, input=attrs.evolve(request.input, witness_path=path))
-        if spec.circuit is not None and (
-            request.witness_upload is not None or request.input.witness_path is not None
-        ):
-            raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
-        if request.idempotency_key is not None:
-            existing = self.store.get_by_idempotency(request.idempotency_key)
-            if existing is not None:
-                return Ticket(existing.job_id, False, 0)
+        admitted = admit(request, self._spec_of(request.key_id), self._roots, self.store)
+        if isinstance(admitted, Ticket):
+            return admitted
+        request = admitted
         with self._lock:
             if len(self.router) >= self.config.max_queued:
                 raise QueueFull(

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import sys
-import threading
 from typing import cast
 
 from cuzk_core.engine import Engine, EngineConfig
 from cuzk_core.fleet.head import FleetConfig, FleetEngine
 from cuzk_core.service.config import ServerConfig
 from cuzk_core.service.metrics import Metrics
-from cuzk_core.service.server import GRACE_S, build_server, check_listen, unix_path
+from cuzk_core.service.server import build_server, check_listen, run_until_signalled
 
 
 def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: FleetConfig) -> int:
@@ -21,7 +17,6 @@ def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: F
     token = check_listen(server_config)
     metrics = Metrics()
     engine = FleetEngine(engine_config, fleet, listener=metrics)
-    stop = threading.Event()
     try:
         engine.start()
         # The servicer calls only what FleetEngine answers: submit, get, await_job, cancel,
@@ -30,22 +25,11 @@ def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: F
     except BaseException:
         engine.shutdown()
         raise
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
     keys = ", ".join(sorted(engine_config.keys)) or "none"
     where = fleet.ray_address or "a local cluster"
-    print(
+    banner = (
         f"cuzk fleet: listening on {address} "
         f"(backend {engine_config.profile.backend}, keys {keys}, "
-        f"{len(engine.workers)} worker(s) on {where})",
-        file=sys.stderr,
-        flush=True,
+        f"{len(engine.workers)} worker(s) on {where})"
     )
-    stop.wait()
-    server.stop(GRACE_S).wait()
-    engine.shutdown()
-    sock = unix_path(server_config.listen)
-    if sock is not None:
-        with contextlib.suppress(FileNotFoundError):
-            sock.unlink()
-    return 0
+    return run_until_signalled(server, engine, server_config, banner)

@@ -321,23 +321,30 @@ def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
     token = check_listen(server_config)
     metrics = Metrics()
     engine = Engine(engine_config, listener=metrics)
-    stop = threading.Event()
     try:
         engine.start()
         server, address = build_server(engine, metrics, server_config, token)
     except BaseException:
         engine.shutdown()
         raise
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
     keys = ", ".join(sorted(engine_config.keys)) or "none"
-    print(
+    banner = (
         f"cuzk serve: listening on {address} "
         f"(backend {engine_config.profile.backend}, keys {keys}, "
-        f"pipeline {'on' if engine_config.pipeline else 'off'})",
-        file=sys.stderr,
-        flush=True,
+        f"pipeline {'on' if engine_config.pipeline else 'off'})"
     )
+    return run_until_signalled(server, engine, server_config, banner)
+
+
+def run_until_signalled(
+    server: grpc.Server, engine: Any, server_config: ServerConfig, banner: str
+) -> int:
+    """Say ``banner`` on stderr, serve until SIGTERM or SIGINT, then stop the server (calls in
+    flight get GRACE_S), shut ``engine`` down and remove the unix socket; 0."""
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    print(banner, file=sys.stderr, flush=True)
     stop.wait()
     server.stop(GRACE_S).wait()
     engine.shutdown()
