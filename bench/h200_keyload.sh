@@ -9,7 +9,7 @@ params=${1:?usage: bench/h200_keyload.sh PARAMS_DIR [PROFILE] [JSON_OUT]}
 profile=${2:-profiles/h200.toml}
 out=${3:-bench/results/$(date +%F)-keyload-h200.json}
 here=$(dirname "$0")
-python "$here/keyload_bench.py" --params "$params/params.bin" --profile "$profile" \
+python3 "$here/keyload_bench.py" --params "$params/params.bin" --profile "$profile" \
   --storage host,mmap,device,stream --runs 5 --processes 3 --json "$out"
-python "$here/keyload_bench.py" --params "$params/params.bin" --profile "$profile" \
+python3 "$here/keyload_bench.py" --params "$params/params.bin" --profile "$profile" \
   --storage host --change memory.pinning=none --runs 5 --processes 3 --json "${out%.json}-pageable.json"

@@ -38,7 +38,7 @@ CUZK_CACHE_DIR="$cache" cuzk --profile "$profile" --quiet prove --params "$out/p
 cuzk verify --vk "$out/proof/vk.bin" --proof "$out/proof/proof.bin" \
     --public "$out/proof/public.json" | tee "$out/verify.txt"
 
-python - "$out" "$profile" "$challenges" "$depth" <<'EOF'
+python3 - "$out" "$profile" "$challenges" "$depth" <<'EOF'
 """Summarise the CUZK_TIMING spans and /usr/bin/time of both setups into setup-summary.json."""
 import json
 import re

@@ -89,6 +89,9 @@ class _HostAdapter:
     def zero(self, pointer, nbytes):
         ctypes.memset(pointer, 0, nbytes)
 
+    def alloc_pinned(self, nbytes):
+        return np.zeros(nbytes, np.uint8)
+
 
 def test_device_arrays_slice_view_and_copy_like_numpy():
     gpu = Gpu(_HostAdapter())
@@ -274,3 +277,25 @@ def test_mirrors_find_a_returned_array_by_identity_only_while_it_lives():
     key = (id(host), "canonical")
     del host
     assert key not in mirrors._by_id
+
+
+def test_result_buffers_are_reused_only_after_their_last_view_is_gone():
+    from cuzk_backend_gpu.memory import PINNED, ResultBuffers
+
+    results = ResultBuffers(Gpu(_HostAdapter()))
+    first = results.take((8, 4), np.uint64)
+    assert first.shape == (8, 4) and first.dtype == np.uint64 and first.flags.writeable
+    assert PINNED.covers(first)  # uploads of it need no staging
+    address = first.ctypes.data
+    view = first[2:].view(np.uint8)
+    del first
+    busy = results.take((8, 4), np.uint64)
+    assert busy.ctypes.data != address  # a view still uses the first block
+    del view
+    again = results.take((8, 4), np.uint64)
+    assert again.ctypes.data == address
+    other = results.take((4, 4), np.uint64)  # another size: another block
+    assert other.ctypes.data != address
+    held = [results.take((2,), np.uint64) for _ in range(ResultBuffers.KEEP_PER_SIZE + 2)]
+    del held
+    assert len(results._idle[16]) == ResultBuffers.KEEP_PER_SIZE
