@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -299,3 +300,35 @@ def test_result_buffers_are_reused_only_after_their_last_view_is_gone():
     held = [results.take((2,), np.uint64) for _ in range(ResultBuffers.KEEP_PER_SIZE + 2)]
     del held
     assert len(results._idle[16]) == ResultBuffers.KEEP_PER_SIZE
+
+
+def _resident_kib(path):
+    """This process's resident kB of the mappings of ``path`` (/proc/self/smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if "-" in line.split(" ", 1)[0]:
+            inside = line.endswith(str(path))
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return total
+
+
+def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_path):
+    from cuzk_backend_gpu.mapped import mapping_of
+
+    path = tmp_path / "tables.bin"
+    values = np.arange(3 << 16, dtype=np.uint64)
+    values.tofile(path)
+    mapped = np.memmap(path, dtype=np.uint64, mode="r")
+    assert mapping_of(mapped[10:20])[1] == 80
+    assert mapping_of(np.memmap(path, dtype=np.uint64, mode="c")) is None  # private writes
+    assert mapping_of(values) is None
+    gpu = Gpu(_HostAdapter())
+    prefix, whole = gpu.shared_copy(mapped[:1000]), gpu.shared_copy(mapped)
+    assert whole.ptr == prefix.ptr  # one copy of the file serves both views
+    assert (prefix.get() == values[:1000]).all() and (whole.get() == values).all()
+    if Path("/proc/self/smaps").exists():
+        assert _resident_kib(path) == 0  # every copied page left this process
+    assert (mapped[-5:] == values[-5:]).all()  # dropped pages read back from the file
+    anonymous = gpu.shared_copy(values[:8])
+    assert (anonymous.get() == values[:8]).all()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import mmap
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,6 +19,7 @@ from cuzk_core.errors import CuzkError
 
 from .adapter import Adapter
 from .kernels import KernelCache
+from .mapped import CHUNK_BYTES, drop_pages, mapping_of
 
 NULL = np.uint64(0)
 """A null device pointer as a kernel argument."""
@@ -263,6 +265,29 @@ class Gpu:
         if host.nbytes:
             self.adapter.copy_htod(out.ptr, host)
         return out
+
+    def shared_copy(self, host: np.ndarray) -> DeviceArray:
+        """A device copy of ``host`` that kernels only read: for a view of a read-only file
+        mapping, a view of one copy of the whole mapping (uploaded once, its pages dropped from
+        this process as they are copied; see mapped.py), else a copy of ``host`` alone."""
+        found = mapping_of(host) if host.nbytes and host.flags.c_contiguous else None
+        if found is None:
+            return self.to_device(host)
+        mapping, offset = found
+        cache = self.cache("mapped files")
+        whole = cache.get(mapping)
+        if whole is None:
+            whole = cache[mapping] = self._upload_mapping(mapping)
+        return DeviceArray(self, tuple(host.shape), host.dtype, whole.ptr + offset, whole)
+
+    def _upload_mapping(self, mapping: mmap.mmap) -> DeviceArray:
+        whole = self.empty((len(mapping),), np.uint8)
+        view = np.frombuffer(mapping, np.uint8)
+        for start in range(0, len(view), CHUNK_BYTES):
+            part = view[start : start + CHUNK_BYTES]
+            self.adapter.copy_htod(whole.ptr + start, part)
+            drop_pages(mapping, start, part.nbytes)
+        return whole
 
     def copy_into(self, destination: DeviceArray, source: DeviceArray) -> None:
         """Queue a copy of ``source`` into the same-sized ``destination``."""

@@ -17,14 +17,15 @@ _MONT = (1 << 256) % _R
 def matrix_on_device(
     gpu: Gpu, matrix: SparseMatrix
 ) -> tuple[DeviceArray, DeviceArray, DeviceArray]:
-    """(indptr, cols, coeffs) on the device, uploaded once per matrix object."""
+    """(indptr, cols, coeffs) on the device, uploaded once per matrix object (and once per
+    mapped file, for the views of one: a compiled circuit's program rows and proving matrices)."""
     cache = gpu.cache("matrices")
     cached = cache.get(matrix)
     if cached is None:
         cached = (
-            gpu.to_device(matrix.indptr),
-            gpu.to_device(matrix.cols),
-            gpu.to_device(np.ascontiguousarray(matrix.coeffs)),
+            gpu.shared_copy(matrix.indptr),
+            gpu.shared_copy(matrix.cols),
+            gpu.shared_copy(np.ascontiguousarray(matrix.coeffs)),
         )
         cache[matrix] = cached
     return cached

@@ -38,6 +38,7 @@ from cuzk_core.layout import G1Affines, G2Affines
 from cuzk_core.profile import KeyStorage, Pinning, Profile
 
 from .driver import DeviceArray, Gpu
+from .mapped import drop_pages, mapping_of
 
 _MIB = 1 << 20
 
@@ -110,6 +111,7 @@ class StagingPool:
         with self._lock:
             self.ensure(pool_bytes)
             src = host.reshape(-1).view(np.uint8)
+            mapped = mapping_of(src)  # a key cache's section: its pages go once staged
             stream = stream if stream is not None else adapter.stream()
             step = self._buffers[0].nbytes
             for index, offset in enumerate(range(0, src.nbytes, step)):
@@ -119,6 +121,8 @@ class StagingPool:
                 size = min(step, src.nbytes - offset)
                 buffer = self._buffers[slot]
                 np.copyto(buffer[:size], src[offset : offset + size])
+                if mapped is not None:
+                    drop_pages(mapped[0], mapped[1] + offset, size)
                 adapter.copy_htod_async(out.ptr + offset, buffer[:size], stream)
                 event = adapter.event(timing=False)
                 event.record(stream)
