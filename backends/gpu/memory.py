@@ -26,6 +26,7 @@ the NTTs, each transform's output into the next).
 
 from __future__ import annotations
 
+import collections
 import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -162,15 +163,17 @@ class ResultBuffers:
 
     def __init__(self, gpu: Gpu) -> None:
         self._gpu = gpu
-        self._idle: dict[int, list[np.ndarray]] = {}
-        self._lock = threading.Lock()
+        # No lock: give_back runs in a finalizer, maybe inside the collector while this thread
+        # is in take; deque's append and pop are atomic.
+        self._idle: dict[int, collections.deque[np.ndarray]] = {}
 
     def take(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """An uninitialised page-locked array of ``shape`` and ``dtype``."""
         nbytes = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
-        with self._lock:
-            idle = self._idle.get(nbytes)
-            block = idle.pop() if idle else None
+        try:
+            block = self._idle[nbytes].pop()
+        except (KeyError, IndexError):
+            block = None
         if block is None:
             block = self._gpu.adapter.alloc_pinned(nbytes)
             PINNED.add(_address(block), nbytes)
@@ -179,10 +182,9 @@ class ResultBuffers:
 
     def give_back(self, block: np.ndarray) -> None:
         """Keep ``block`` for a later :meth:`take` (or let it go, beyond the idle limit)."""
-        with self._lock:
-            idle = self._idle.setdefault(block.nbytes, [])
-            if len(idle) < self.KEEP_PER_SIZE:
-                idle.append(block)
+        idle = self._idle.setdefault(block.nbytes, collections.deque())
+        if len(idle) < self.KEEP_PER_SIZE:  # two threads at once may keep one more: harmless
+            idle.append(block)
 
 
 # ---------------------------------------------------------------- MSM bases
