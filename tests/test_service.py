@@ -654,3 +654,28 @@ def test_sigterm_drains_the_running_job(daemons, key):
         result = client.await_proof(job)
     _check_proof(result)
     assert result.attempts == 1  # finished before the daemon exited: not re-run
+
+
+_SIGTERM_ELSEWHERE = """\
+import signal, sys, threading
+# A thread that takes signals (as the CUDA libraries' threads may), then the main thread
+# blocks SIGTERM: the kernel hands it to that thread, which cannot interrupt the main one.
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+from cuzk_core.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks")
+def test_sigterm_taken_by_another_thread_still_stops_the_daemon(tmp_path, key):
+    daemon = Daemon(tmp_path, key)
+    daemon.command[1:3] = ["-c", _SIGTERM_ELSEWHERE]
+    daemon.start()
+    try:
+        daemon.process.send_signal(signal.SIGTERM)
+        assert daemon.process.wait(timeout=30) == 0
+    finally:
+        if daemon.process.poll() is None:
+            daemon.kill()
+    assert not daemon.sock.exists()

@@ -46,6 +46,8 @@ from cuzk_core.service.proto import cuzk_pb2_grpc as rpc
 
 GRACE_S = 2.0
 """How long in-flight calls get to finish when the daemon stops."""
+SIGNAL_POLL_S = 0.2
+"""How often the serving thread wakes to run a signal handler that another thread took."""
 STATE_TO_PB = {
     JobState.QUEUED: pb.QUEUED,
     JobState.RUNNING: pb.RUNNING,
@@ -345,7 +347,11 @@ def run_until_signalled(
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     print(banner, file=sys.stderr, flush=True)
-    stop.wait()
+    # Wake now and then: a handler runs only when this thread runs Python, and a signal taken
+    # by another thread (one that the CUDA libraries start, say) does not interrupt a wait
+    # without a timeout. An untimed wait here kept a GPU daemon alive after SIGTERM.
+    while not stop.wait(SIGNAL_POLL_S):
+        pass
     server.stop(GRACE_S).wait()
     engine.shutdown()
     sock = unix_path(server_config.listen)
