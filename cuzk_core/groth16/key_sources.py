@@ -7,7 +7,8 @@ loaded from the cache under the profile's ``memory.key_storage``.
 - ``device``: mapped like ``mmap``, and the loaded key is kept for the process, so a backend
   that keys its device copies by the host batch (backends/gpu/memory.py) uploads it once for many
   proofs. Host buffers would only stage that one upload: page-locking them cost 0.36–0.45 s of
-  a 0.5 s load at 2^20 on the H200, the upload reads the page cache as fast.
+  a 0.5 s load at 2^20 on the H200, and the upload from the mapped pages overlaps the proof
+  (bench/NOTES.md, round 4).
 - ``stream``: like ``host``; the backend uploads the bases chunk by chunk during the MSM.
 
 A cache beside the key (``params.bin.cuzkkey``, written by ``cuzk setup``) is used first, else
