@@ -300,6 +300,9 @@ def test_result_buffers_are_reused_only_after_their_last_view_is_gone():
     held = [results.take((2,), np.uint64) for _ in range(ResultBuffers.KEEP_PER_SIZE + 2)]
     del held
     assert len(results._idle[16]) == ResultBuffers.KEEP_PER_SIZE
+    for count in range(1, ResultBuffers.KEEP_SIZES + 2):  # many sizes: the oldest go
+        results.take((count, 8), np.uint64)
+    assert len(results._idle) == ResultBuffers.KEEP_SIZES and 16 not in results._idle
 
 
 def _resident_kib(path):

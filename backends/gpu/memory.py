@@ -26,7 +26,6 @@ the NTTs, each transform's output into the next).
 
 from __future__ import annotations
 
-import collections
 import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -155,25 +154,25 @@ class ResultBuffers:
     """Page-locked host arrays for the results hooks return, reused once their arrays are gone.
 
     A fresh array costs its first touch and a pageable download (about 12 ms for 32 MB on the
-    H200's host); a reused page-locked one takes the DMA straight in. At most
-    :data:`KEEP_PER_SIZE` idle blocks of a size are kept: one proof's a, b and c and a spare.
+    H200's host); a reused page-locked one takes the DMA straight in. Idle blocks are kept for
+    the :data:`KEEP_SIZES` sizes given back last, :data:`KEEP_PER_SIZE` of each: a proof's a,
+    b, c, z and H come in three sizes, so a daemon keeps two or three circuits' worth.
     """
 
     KEEP_PER_SIZE = 4
+    KEEP_SIZES = 8
 
     def __init__(self, gpu: Gpu) -> None:
         self._gpu = gpu
-        # No lock: give_back runs in a finalizer, maybe inside the collector while this thread
-        # is in take; deque's append and pop are atomic.
-        self._idle: dict[int, collections.deque[np.ndarray]] = {}
+        self._idle: dict[int, list[np.ndarray]] = {}  # by size, the last given back last
+        self._lock = threading.Lock()
 
     def take(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """An uninitialised page-locked array of ``shape`` and ``dtype``."""
         nbytes = max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize)
-        try:
-            block = self._idle[nbytes].pop()
-        except (KeyError, IndexError):
-            block = None
+        with self._lock:
+            idle = self._idle.get(nbytes)
+            block = idle.pop() if idle else None
         if block is None:
             block = self._gpu.adapter.alloc_pinned(nbytes)
             PINNED.add(_address(block), nbytes)
@@ -181,10 +180,20 @@ class ResultBuffers:
         return np.asarray(_Lease(self, block, shape, dtype))
 
     def give_back(self, block: np.ndarray) -> None:
-        """Keep ``block`` for a later :meth:`take` (or let it go, beyond the idle limit)."""
-        idle = self._idle.setdefault(block.nbytes, collections.deque())
-        if len(idle) < self.KEEP_PER_SIZE:  # two threads at once may keep one more: harmless
-            idle.append(block)
+        """Keep ``block`` for a later :meth:`take`, or let it go (beyond the limits)."""
+        # Called from finalizers, maybe by the collector inside take on this very thread:
+        # never wait for the lock; a block that finds it taken is simply freed.
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            idle = self._idle.pop(block.nbytes, [])
+            if len(idle) < self.KEEP_PER_SIZE:
+                idle.append(block)
+            self._idle[block.nbytes] = idle
+            while len(self._idle) > self.KEEP_SIZES:
+                del self._idle[next(iter(self._idle))]
+        finally:
+            self._lock.release()
 
 
 # ---------------------------------------------------------------- MSM bases
