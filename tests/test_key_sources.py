@@ -122,9 +122,10 @@ def test_a_key_too_large_for_host_memory_is_refused_up_front(params):
     cache = in_cache_dir(params)
     header = read_header(cache)
     check_fits(cache, header, KeyStorage.HOST, header.key_bytes)
-    with pytest.raises(CuzkError, match=r'under memory.key_storage = "device", 0.00 GiB is avail'):
-        check_fits(cache, header, KeyStorage.DEVICE, header.key_bytes - 1)
+    with pytest.raises(CuzkError, match=r'under memory.key_storage = "stream", 0.00 GiB is avail'):
+        check_fits(cache, header, KeyStorage.STREAM, header.key_bytes - 1)
     check_fits(cache, header, KeyStorage.MMAP, 0)  # mmap pages it: no host bound
+    check_fits(cache, header, KeyStorage.DEVICE, 0)  # mapped too; the device's bound is the GPU's
 
 
 def test_a_missing_key_file_is_a_format_error(tmp_path: Path):

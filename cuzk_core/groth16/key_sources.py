@@ -85,8 +85,9 @@ def check_fits(
     cache: Path, header: CacheHeader, storage: KeyStorage, available: int | None
 ) -> None:
     """Refuse up front a key that ``storage`` would hold in host memory when ``available``
-    bytes (None: unknown) cannot hold it."""
-    if storage is KeyStorage.MMAP:
+    bytes (None: unknown) cannot hold it. ``mmap`` and ``device`` map the cache instead (a GPU
+    backend refuses bases that its device cannot hold before copying any)."""
+    if storage in (KeyStorage.MMAP, KeyStorage.DEVICE):
         return
     if available is not None and header.key_bytes > available:
         raise CuzkError(
