@@ -252,3 +252,14 @@ def test_matrix_shapes_are_validated() -> None:
         SparseMatrix(m.indptr, m.cols, m.coeffs[:, :3].copy(), 2)
     with pytest.raises(ValueError, match="matrix a"):
         R1CSMatrices(num_inputs=1, num_aux=2, num_constraints=1, a=m, b=m, c=m)
+
+
+def test_coefficients_convert_per_distinct_value_across_chunks(monkeypatch):
+    from cuzk_core.r1cs import matrices
+
+    monkeypatch.setattr(matrices, "_DISTINCT_CHUNK", 3)
+    rng = random.Random(5)
+    values = [0, 1, R - 1, 1, 1, *(rng.randrange(R) for _ in range(8)), 0]
+    got = matrices._coefficient_limbs(iter(values), len(values))
+    assert (got == ints_to_limbs(values)).all()
+    assert matrices._coefficient_limbs(iter([]), 0).shape == (0, 4)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, pairwise
+from itertools import chain, islice, pairwise
 
 import attrs
 import numpy as np
@@ -16,6 +16,25 @@ from .lc import Variable
 
 _R = FR_MODULUS
 _SCALAR_LIMBS = 4
+_DISTINCT_CHUNK = 1 << 20
+"""Coefficients whose distinct values are converted together (bounds the table of them)."""
+
+
+def _coefficient_limbs(values: Iterable[int], count: int) -> np.ndarray:
+    """The ``(count, 4)`` limbs of ``count`` canonical ``values``, each distinct value of a chunk
+    converted once: circuits repeat a few constants (±1, S-box and MDS constants), and one
+    conversion per entry was 12 of 17 s of the matrices of a 2^18 porep-lite."""
+    out = np.empty((count, _SCALAR_LIMBS), dtype=np.uint64)
+    remaining = iter(values)
+    for start in range(0, count, _DISTINCT_CHUNK):
+        size = min(_DISTINCT_CHUNK, count - start)
+        code: dict[int, int] = {}
+        codes = np.fromiter(
+            (code.setdefault(v, len(code)) for v in islice(remaining, size)), np.int64, size
+        )
+        table = ints_to_limbs(list(code), _SCALAR_LIMBS)
+        np.take(table, codes, axis=0, out=out[start : start + size])
+    return out
 
 
 @attrs.frozen(eq=False)
@@ -65,7 +84,7 @@ class SparseMatrix:
         rows = list(rows)
         counts = [len(row) for row in rows]
         cols = np.fromiter((col for row in rows for col, _ in row), np.int64, sum(counts))
-        coeffs = [coeff % _R for row in rows for _, coeff in row]
+        coeffs = (coeff % _R for row in rows for _, coeff in row)
         return cls._from_entries(counts, cols, coeffs, num_cols)
 
     @classmethod
@@ -77,18 +96,18 @@ class SparseMatrix:
         counts = [len(row) for row in rows]
         keys = np.fromiter(chain.from_iterable(rows), np.int64, sum(counts))
         cols = np.where(keys >= 0, keys, num_inputs + ~keys)
-        coeffs = list(chain.from_iterable(row.values() for row in rows))
+        coeffs = chain.from_iterable(row.values() for row in rows)
         return cls._from_entries(counts, cols, coeffs, num_cols)
 
     @classmethod
     def _from_entries(
-        cls, counts: list[int], cols: np.ndarray, coeffs: list[int], num_cols: int
+        cls, counts: list[int], cols: np.ndarray, coeffs: Iterable[int], num_cols: int
     ) -> SparseMatrix:
         n_rows = len(counts)
         if len(cols) and (cols.min() < 0 or cols.max() >= num_cols):
             raise ValueError(f"column index out of range 0..{num_cols - 1}")
         row_ids = np.repeat(np.arange(n_rows, dtype=np.int64), counts)
-        limbs = ints_to_limbs(coeffs, _SCALAR_LIMBS)
+        limbs = _coefficient_limbs(coeffs, len(cols))
         kept = np.flatnonzero(limbs.any(axis=1))
         row_ids, cols = row_ids[kept], cols[kept]
         order = np.lexsort((cols, row_ids))
