@@ -5,12 +5,11 @@ Pinning (``memory.pinning``): ``none`` copies from pageable memory (the driver s
 ``register``) during ``pin``; ``pool`` uploads through a reused pair of page-locked staging
 buffers (``pool_mib`` in all), so the CPU fills one while the DMA engine drains the other,
 downloads results into reused page-locked arrays, and ``alloc_host`` hands out page-locked
-arrays. Key storage (``memory.key_storage``): ``device``
-keeps uploaded bases resident across proofs (keyed by the host batch, freed when it is),
-``host`` uploads per proof and frees on release, ``stream``/``mmap`` leave bases on the host and
-the MSM uploads them chunk by chunk, double-buffered: chunk k+1 is copied on the side stream
-while chunk k is summed, two chunks within ``memory.device_budget_kib`` when it is set (see
-``msm.for_each_chunk``).
+arrays. Key storage (``memory.key_storage``): ``device`` keeps uploaded bases resident across
+proofs (keyed by the host batch, freed when it is), ``host`` uploads per proof and frees on
+release, ``stream``/``mmap`` leave bases on the host and the MSM uploads them chunk by chunk,
+double-buffered: chunk k+1 is copied on the side stream while chunk k is summed, two chunks
+within ``memory.device_budget_kib`` when it is set (see ``msm.for_each_chunk``).
 
 Under ``register`` and ``pool`` the bases' uploads overlap with compute: they go on the adapter's
 side stream (from page-locked memory directly, else through a second staging pool on a
