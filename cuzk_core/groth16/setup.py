@@ -34,8 +34,9 @@ _R = FR_MODULUS
 
 
 def _fr_scale(values: np.ndarray, factor: int) -> np.ndarray:
-    """``values·factor mod r`` elementwise (a Montgomery product with factor·R)."""
-    digits = FR.mul(FR.to_digits(values), FR.constant(factor % _R, len(values)))
+    """``values·factor mod r`` elementwise (a Montgomery product with factor·R, its digits
+    broadcast rather than repeated per element)."""
+    digits = FR.mul(FR.to_digits(values), FR.constant(factor % _R, 1))
     return FR.from_digits(digits)
 
 

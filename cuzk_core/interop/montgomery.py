@@ -117,7 +117,8 @@ class MontgomeryField:
         return self.from_digits(digits).reshape(shape)
 
     def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Montgomery product ``a·b·R⁻¹`` of digit arrays ``(width, n)`` (inputs below modulus)."""
+        """Montgomery product ``a·b·R⁻¹`` of digit arrays ``(width, n)`` (inputs below modulus);
+        ``b`` may be ``(width, 1)``, one value for every lane."""
         k = self.width
         t = np.zeros((2 * k + 1, a.shape[1]), dtype=np.uint64)
         for i in range(k):

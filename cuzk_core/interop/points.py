@@ -135,7 +135,7 @@ _R_MOD_Q = FQ.radix % FQ.modulus
 def _encode_chunk(coords: np.ndarray, start: int, out: np.ndarray) -> None:
     """Canonical limbs ``coords[start…]`` (``(n, k, 6)``) → Montgomery LE bytes in ``out``."""
     chunk = coords[start : start + CHUNK_POINTS]
-    to_montgomery = FQ.constant(_R_MOD_Q, len(chunk))
+    to_montgomery = FQ.constant(_R_MOD_Q, 1)  # broadcast over the lanes
     columns = range(chunk.shape[1])
     limbs = np.stack(
         [FQ.from_digits(FQ.mul(FQ.to_digits(chunk[:, c]), to_montgomery)) for c in columns], axis=1

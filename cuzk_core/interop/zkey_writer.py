@@ -45,7 +45,7 @@ def _entries(matrix: SparseMatrix, which: int) -> np.ndarray:
     records["constraint"] = np.repeat(np.arange(matrix.num_rows), np.diff(matrix.indptr))
     records["signal"] = matrix.cols
     if len(records):
-        r_squared_times_r = FR.constant(FR.radix**2 % FR_MODULUS, len(records))  # R³ mod r
+        r_squared_times_r = FR.constant(FR.radix**2 % FR_MODULUS, 1)  # R³ mod r, every lane
         scaled = FR.mul(FR.to_digits(matrix.coeffs), r_squared_times_r)  # c·R³·R⁻¹ = c·R²
         records["value"] = FR.from_digits(scaled)
     return records
