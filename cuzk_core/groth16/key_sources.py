@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 Allocator = Callable[[tuple[int, ...], str, str], np.ndarray]
 Log = Callable[[str], None]
 _GIB = 1 << 30
+MAPPED = (KeyStorage.MMAP, KeyStorage.DEVICE)
+"""The storages that map the key cache instead of reading it into host buffers."""
 _RESIDENT: dict[Path, tuple[str, ProvingKey]] = {}
 """Keys loaded under ``device`` storage in this process: cache path → (header digest, key)."""
 
@@ -87,7 +89,7 @@ def check_fits(
     """Refuse up front a key that ``storage`` would hold in host memory when ``available``
     bytes (None: unknown) cannot hold it. ``mmap`` and ``device`` map the cache instead (a GPU
     backend refuses bases that its device cannot hold before copying any)."""
-    if storage in (KeyStorage.MMAP, KeyStorage.DEVICE):
+    if storage in MAPPED:
         return
     if available is not None and header.key_bytes > available:
         raise CuzkError(
@@ -115,7 +117,7 @@ def open_cache(
 
     def targets() -> Iterator[tuple[Section, np.ndarray | None]]:
         for name, section in header.sections.items():
-            if storage in (KeyStorage.MMAP, KeyStorage.DEVICE):
+            if storage in MAPPED:
                 arrays[name] = section_map(cache, section)
                 yield section, None
                 continue
