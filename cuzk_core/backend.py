@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from cuzk_core.curve.g1 import G1Affine
     from cuzk_core.curve.g2 import G2Affine
     from cuzk_core.domain import EvaluationDomain
+    from cuzk_core.gadgets.poseidon.batch import PoseidonTable
     from cuzk_core.r1cs import R1CSMatrices
     from cuzk_core.witness.program import WitnessProgram
 
@@ -86,6 +87,11 @@ class Backend:
             failing = np.flatnonzero(np.any(residue != 0, axis=1))
             first = int(failing[0]) if len(failing) else len(a)
         return None if first == len(a) else int(first)
+
+    def poseidon(self, states: np.ndarray, table: PoseidonTable) -> np.ndarray:
+        """Each ``(t, 4)`` state of ``states`` permuted (the core's reference when the backend
+        leaves the hook out)."""
+        return self._call("cuzk_poseidon", states=states, table=table)
 
     def evaluate_r1cs(
         self, matrices: R1CSMatrices, witness: np.ndarray

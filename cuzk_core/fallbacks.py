@@ -1,9 +1,9 @@
 """The core's answers for the optional hooks, registered ``trylast`` in every backend's manager.
 
 A backend that leaves an optional hook out (or returns None from it) gets these: nothing to
-prepare, the plain-Python witness evaluator and fixed-base reference (which any implementation
-must match bit for bit), and the host clock. ``cuzk_device_memory`` has none: a host-only
-backend has no device.
+prepare, the plain-Python witness evaluator, Poseidon permutation and fixed-base reference
+(which any implementation must match bit for bit), and the host clock. ``cuzk_device_memory``
+has none: a host-only backend has no device.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from cuzk_core import hookimpl
 from cuzk_core.bench.clock import Clock, HostClock
 from cuzk_core.curve.g1 import G1Affine, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2Affine, g2_fixed_base_batch
+from cuzk_core.gadgets.poseidon.batch import PoseidonTable, reference_permute
 from cuzk_core.hookspecs import BackendContext
 from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
 from cuzk_core.witness.evaluate import evaluate_program
@@ -47,6 +48,12 @@ def cuzk_witness(
 ) -> np.ndarray:
     """The reference evaluator, op by op in plain Python."""
     return evaluate_program(program, inputs, hints)
+
+
+@hookimpl(trylast=True)
+def cuzk_poseidon(ctx: BackendContext, states: np.ndarray, table: PoseidonTable) -> np.ndarray:
+    """The reference permutation, state by state in plain Python."""
+    return reference_permute(states, table)
 
 
 @hookimpl(trylast=True)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from cuzk_core.curve.g1 import G1Affine
     from cuzk_core.curve.g2 import G2Affine
     from cuzk_core.domain import EvaluationDomain
+    from cuzk_core.gadgets.poseidon.batch import PoseidonTable
     from cuzk_core.layout import G1Affines, G2Affines
     from cuzk_core.profile import Profile
     from cuzk_core.r1cs import R1CSMatrices
@@ -237,6 +238,23 @@ def cuzk_first_unsatisfied(ctx: BackendContext, a: np.ndarray, b: np.ndarray, c:
     :param b: ``(n, 4)`` scalars, B·z.
     :param c: ``(n, 4)`` scalars, C·z.
     :return: the first failing row, or ``n`` when every row holds.
+    """
+
+
+@hookspec(firstresult=True)
+def cuzk_poseidon(ctx: BackendContext, states: np.ndarray, table: PoseidonTable) -> np.ndarray:
+    """Many Poseidon permutations: each state permuted (a circuit's instance, e.g. a Merkle tree
+    hashed level by level, outside its gadgets). Optional.
+
+    The result must equal the core's reference,
+    :func:`cuzk_core.gadgets.poseidon.batch.reference_permute`, bit for bit. Stops at first
+    non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param states: ``(n, t, 4)`` scalars, each below r.
+    :param table: the instance: ``t``, ``half_full_rounds``, ``partial_rounds`` and ``words``,
+        its constants in Montgomery form in the order the permutation reads them.
+    :return: ``(n, t, 4)`` scalars, the permuted states (a new array).
     """
 
 
@@ -467,6 +485,7 @@ OPTIONAL_HOOKS = frozenset(
         "cuzk_prepare",
         "cuzk_witness",
         "cuzk_first_unsatisfied",
+        "cuzk_poseidon",
         "cuzk_quotient_on_coset",
         "cuzk_fixed_base_g1",
         "cuzk_fixed_base_g2",

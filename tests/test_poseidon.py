@@ -6,7 +6,10 @@ import random
 
 import pytest
 
+from cuzk_core.circuits import PorepLite
+from cuzk_core.conformance.checks import POSEIDON_WIDTHS, poseidon_by_definition, subject
 from cuzk_core.conformance.inputs import random_scalars
+from cuzk_core.errors import BackendUnavailable
 from cuzk_core.field.constants import FR_MODULUS as R
 from cuzk_core.gadgets.num import AllocatedNum, Num
 from cuzk_core.gadgets.poseidon import (
@@ -17,6 +20,12 @@ from cuzk_core.gadgets.poseidon import (
     poseidon_permutation,
     poseidon_permutation_gadget,
 )
+from cuzk_core.gadgets.poseidon.batch import (
+    hash2_pairs,
+    poseidon_table,
+    reference_permute,
+    table_words,
+)
 from cuzk_core.gadgets.poseidon.linalg import identity, inverse, mat_mul
 from cuzk_core.gadgets.poseidon.mds_security import (
     _algorithm_1,
@@ -25,6 +34,7 @@ from cuzk_core.gadgets.poseidon.mds_security import (
     _roots,
     is_secure_mds,
 )
+from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import ConstraintSystem, LinearCombination, Variable
 
 rng = random.Random(7)
@@ -263,3 +273,36 @@ def test_tampered_sbox_fails_by_name(target: str) -> None:
     a, b = AllocatedNum.alloc(cs, "a", rng.randrange(R)), AllocatedNum.alloc(cs, "b", 3)
     poseidon_hash2_gadget(cs, a, b)
     assert f"'{target}' is not satisfied" in cs.is_satisfied()
+
+
+def test_batch_reference_matches_the_textbook_permutation() -> None:
+    """The table's reference (sparse rounds, a state per row) against the dense definition, at
+    the hash's width and a wider one, on 0, 1, r−1 and random lanes."""
+    for t, r_p in POSEIDON_WIDTHS.items():
+        table = poseidon_table(poseidon_params(t, 8, r_p))
+        assert table.words.shape == (table_words(t, 8, r_p), 4)
+        values = [0] * t + [1] * t + [R - 1] * t + random_scalars(rng, 4 * t)
+        got = reference_permute(ints_to_limbs(values).reshape(-1, t, 4), table)
+        want = [
+            x
+            for k in range(0, len(values), t)
+            for x in poseidon_by_definition(values[k : k + t], table.params)
+        ]
+        assert limbs_to_ints(got.reshape(-1, 4)) == want
+
+
+@pytest.mark.parametrize("name", ["cpu", "fastcpu", "cupy", "pycuda"])
+def test_porep_lite_tree_hashed_on_a_backend_is_the_same_tree(name: str) -> None:
+    """use_backend moves the tree's hashing to the backend's cuzk_poseidon; root and paths keep
+    their values (the hook itself is held to the reference by the conformance suite)."""
+    try:
+        backend = subject(name).backend()
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+    here, there = PorepLite(9, 12, seed=4), PorepLite(9, 12, seed=4)
+    there.use_backend(backend)
+    assert there.public_inputs() == here.public_inputs()
+    assert [there.path(i) for i in there.indices] == [here.path(i) for i in here.indices]
+    assert hash2_pairs(backend, [], []) == []
+    with pytest.raises(ValueError, match="2 left inputs and 1 right"):
+        hash2_pairs(backend, [1, 2], [3])

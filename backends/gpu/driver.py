@@ -28,6 +28,7 @@ MODULES = (
     "ff/fr_kernels.cu",
     "r1cs/spmv.cu",
     "r1cs/witness.cu",
+    "hash/poseidon.cu",
     "ntt/ntt.cu",
     "msm/msm.cu",
     "util/scan.cu",

@@ -18,13 +18,14 @@ from cuzk_core import __version__, hookimpl
 from cuzk_core.curve.g1 import G1Affine, g1_to_affine
 from cuzk_core.curve.g2 import G2Affine, g2_to_affine
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.gadgets.poseidon.batch import PoseidonTable
 from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 from cuzk_core.witness.evaluate import check_witness_arguments
 from cuzk_core.witness.program import WitnessProgram
 
-from . import field, fixed_base, msm, ntt
+from . import field, fixed_base, msm, ntt, poseidon
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
 from .memory import DeviceBases, HostBases, Memory, group_of, key_budget
@@ -163,6 +164,14 @@ class GpuPlugin:
             self.gpu.ensure_fits(3 * len(a) * _SCALAR_BYTES, "the witness check")
             up = [self.memory.to_device(ctx.profile, x) for x in (a, b, c)]
             return first_unsatisfied(self.gpu, *up)
+
+    @hookimpl
+    def cuzk_poseidon(
+        self, ctx: BackendContext, states: np.ndarray, table: PoseidonTable
+    ) -> np.ndarray | None:
+        """The permutations on the device, one state per thread."""
+        with self._device(ctx, "hashing with Poseidon"):
+            return poseidon.permute(self.gpu, states, table)
 
     # ------------------------------------------------------------ NTT
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from cuzk_core.errors import CuzkError, shown
 from cuzk_core.r1cs import ConstraintSystem
 
 from .porep_lite import PorepLite
+
+if TYPE_CHECKING:
+    from cuzk_core.backend import Backend
 
 
 class Circuit(Protocol):
@@ -22,6 +25,8 @@ class Circuit(Protocol):
 
     # Optional: ``shape(self) -> dict[str, int]``, the knobs that fix the constraints (default:
     # all knobs); a compiled circuit is reused for every instance of one shape.
+    # Optional: ``use_backend(self, backend)``, called before the circuit is synthesized on a
+    # backend, so that it computes its instance (a Merkle tree) with that backend's hooks.
 
     def public_inputs(self) -> list[int]:
         """The public inputs in allocation order (ONE excluded)."""
@@ -34,6 +39,13 @@ class Circuit(Protocol):
 
 CIRCUITS: dict[str, type[Circuit]] = {PorepLite.name: PorepLite}
 """Every embedded circuit class by its ``name``."""
+
+
+def bind_backend(circuit: Any, backend: Backend) -> None:
+    """Hand ``circuit`` the backend it is about to be synthesized on, when it takes one."""
+    use_backend = getattr(circuit, "use_backend", None)
+    if use_backend is not None:
+        use_backend(backend)
 
 
 def get_circuit(name: str, **knobs: Any) -> Circuit:
@@ -58,4 +70,4 @@ def circuit_from_spec(spec: Mapping[str, Any], where: object = None) -> Circuit:
         raise CuzkError(f"{prefix}circuit {shown(spec['circuit'])}: {message}") from None
 
 
-__all__ = ["CIRCUITS", "Circuit", "PorepLite", "circuit_from_spec", "get_circuit"]
+__all__ = ["CIRCUITS", "Circuit", "PorepLite", "bind_backend", "circuit_from_spec", "get_circuit"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 from cuzk_core.errors import shown
 from cuzk_core.field.constants import FR_MODULUS
@@ -12,7 +13,11 @@ from cuzk_core.gadgets.bits import to_bits_le
 from cuzk_core.gadgets.merkle import verify_merkle_path
 from cuzk_core.gadgets.num import AllocatedNum, enforce_equal
 from cuzk_core.gadgets.poseidon import poseidon_hash2, poseidon_hash2_gadget
+from cuzk_core.gadgets.poseidon.batch import hash2_pairs
 from cuzk_core.r1cs import ConstraintSystem
+
+if TYPE_CHECKING:
+    from cuzk_core.backend import Backend
 
 MAX_DEPTH = 32
 MAX_CHALLENGES = 1 << 20
@@ -23,6 +28,11 @@ def _derive(tag: bytes, seed: int, index: int) -> int:
     """A deterministic pseudo-random 512-bit integer for (tag, seed, index)."""
     data = b"cuzk porep-lite " + tag + seed.to_bytes(32, "little") + index.to_bytes(8, "little")
     return int.from_bytes(hashlib.blake2b(data).digest(), "little")
+
+
+def _hash_pairs_here(left: list[int], right: list[int]) -> list[int]:
+    """The pairs hashed in this process, in plain Python."""
+    return [poseidon_hash2(a, b) for a, b in zip(left, right, strict=True)]
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
@@ -59,6 +69,7 @@ class PorepLite:
         self.depth = _check_int("depth", depth, 1, MAX_DEPTH)
         self.seed = _check_int("seed", seed, 0, (1 << 256) - 1)
         self.indices = tuple(_derive(b"index", seed, k) % (1 << depth) for k in range(challenges))
+        self._hash_pairs: Callable[[list[int], list[int]], list[int]] = _hash_pairs_here
 
     def knobs(self) -> dict[str, int]:
         """The knob values, for caching keys and display."""
@@ -72,28 +83,39 @@ class PorepLite:
         """The value of leaf ``index``: derived from (seed, index) when challenged, else the
         filler."""
         if index in self.indices:
-            return _derive(b"leaf", self.seed, index) % FR_MODULUS
+            return self._challenged_leaf(index)
         return self._filler_leaf()
+
+    def _challenged_leaf(self, index: int) -> int:
+        return _derive(b"leaf", self.seed, index) % FR_MODULUS
 
     def _filler_leaf(self) -> int:
         return _derive(b"filler", self.seed, 0) % FR_MODULUS
 
+    def use_backend(self, backend: Backend) -> None:
+        """Hash the tree with ``backend``'s ``cuzk_poseidon`` (a level per call) rather than
+        in plain Python; the values are the same."""
+        self._hash_pairs = functools.partial(hash2_pairs, backend)
+
     @functools.cached_property
     def _tree(self) -> tuple[list[dict[int, int]], list[int]]:
         """Per level, the nodes above challenged leaves ({position: value}), and the filler
-        subtree root of each level."""
+        subtree root of each level. A level's parents and the next filler root are one batch."""
         filler = [self._filler_leaf()]
-        levels = [{i: self.leaf(i) for i in self.indices}]
+        levels = [{i: self._challenged_leaf(i) for i in self.indices}]
         for level in range(self.depth):
             below, empty = levels[-1], filler[-1]
-            parents = {}
-            for pos in {i >> 1 for i in below}:
-                left = below.get(2 * pos, empty)
-                right = below.get(2 * pos + 1, empty)
-                parents[pos] = poseidon_hash2(left, right)
-            levels.append(parents)
-            if level + 1 < self.depth:
-                filler.append(poseidon_hash2(empty, empty))
+            positions = sorted({i >> 1 for i in below})
+            left = [below.get(2 * pos, empty) for pos in positions]
+            right = [below.get(2 * pos + 1, empty) for pos in positions]
+            more = level + 1 < self.depth
+            if more:
+                left.append(empty)
+                right.append(empty)
+            parents = self._hash_pairs(left, right)
+            if more:
+                filler.append(parents.pop())
+            levels.append(dict(zip(positions, parents, strict=True)))
         return levels, filler
 
     def root(self) -> int:

@@ -43,6 +43,8 @@ from cuzk_core.conformance.oracles import (
 )
 from cuzk_core.domain import BELLPERSON_GENERATOR, SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.fallbacks import reference_fixed_base_g1, reference_fixed_base_g2
+from cuzk_core.gadgets.poseidon import PoseidonParams, poseidon_params
+from cuzk_core.gadgets.poseidon.batch import PoseidonTable, poseidon_table
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.setup import generate_parameters
@@ -729,6 +731,68 @@ def _fixed_base_edges(group: str, checked: Subject, rng: random.Random) -> str |
     return None
 
 
+POSEIDON_WIDTHS = {3: 57, 5: 60}
+"""Widths the Poseidon check permutes at, with their R_P: the 2-to-1 hash's, and a wider one."""
+
+
+def poseidon_by_definition(state: list[int], params: PoseidonParams) -> list[int]:
+    """The permutation as the paper writes it: per round, add the constants, apply x^5 to
+    every lane (full rounds) or lane 0 (partial), multiply by the MDS matrix."""
+    p = params.modulus
+    for r, constants in enumerate(params.round_constants):
+        state = [(x + c) % p for x, c in zip(state, constants, strict=True)]
+        full = params.is_full_round(r)
+        state = [pow(x, 5, p) if full or i == 0 else x for i, x in enumerate(state)]
+        state = [sum(m * x for m, x in zip(row, state, strict=True)) % p for row in params.mds]
+    return state
+
+
+def check_poseidon(checked: Subject, table: PoseidonTable, values: list[int]) -> None:
+    """The backend permutes ``values`` (t per state) as the reference does (as the definition
+    does, for the reference itself) and leaves its input alone."""
+    backend, t = checked.backend(), table.t
+    states = ints_to_limbs(values).reshape(-1, t, 4)
+    copy = states.copy()
+    got = backend.poseidon(states, table)
+    want = expected(
+        checked,
+        lambda reference: reference.poseidon(states, table),
+        lambda: ints_to_limbs(
+            [
+                x
+                for k in range(0, len(values), t)
+                for x in poseidon_by_definition(values[k : k + t], table.params)
+            ]
+        ).reshape(-1, t, 4),
+    )
+    if not isinstance(got, np.ndarray) or got.shape != want.shape:
+        raise CheckFailed(f"t = {t}: returned {_kind(got)}, expected uint64 {want.shape}")
+    same_scalars(got.reshape(-1, 4), want.reshape(-1, 4), f"{len(states)} states, t = {t}")
+    unchanged([states], [copy], "poseidon")
+
+
+def _poseidon(case: str, checked: Subject, rng: random.Random) -> str | None:
+    """Random states (and none at all), or every lane 0, 1, r−1 and the other special values,
+    at each width of :data:`POSEIDON_WIDTHS`."""
+    if not checked.backend().implements("cuzk_poseidon"):
+        return NOT_IMPLEMENTED
+    for t, r_p in POSEIDON_WIDTHS.items():
+        table = poseidon_table(poseidon_params(t, 8, r_p))
+        if case == "random":
+            batches = [random_scalars(rng, t * 67), []]
+        else:
+            specials = [*SPECIAL_SCALARS, rng.randrange(R)]
+            rotated = [
+                specials[(i + lane) % len(specials)]
+                for i in range(len(specials))
+                for lane in range(t)
+            ]
+            batches = [rotated, [v for v in specials for _ in range(t)]]  # then repeated lanes
+        for values in batches:
+            check_poseidon(checked, table, values)
+    return None
+
+
 # ---------------------------------------------------------------- optional measurement hooks
 
 
@@ -947,6 +1011,8 @@ def _build() -> Iterator[Check]:
         yield Check("cuzk_quotient_pointwise", kind, partial(_quotient, kind))
     for case in FIRST_UNSATISFIED_CASES:
         yield Check("cuzk_first_unsatisfied", case, partial(_first_unsatisfied, case))
+    for case in ("random", "edges"):
+        yield Check("cuzk_poseidon", case, partial(_poseidon, case))
     for coefficients in (True, False):
         case = "coefficients" if coefficients else "evaluations"
         yield Check("cuzk_quotient_on_coset", case, partial(_quotient_on_coset, coefficients))

@@ -26,6 +26,7 @@ import attrs
 import numpy as np
 
 from cuzk_core.cache import cache_dir
+from cuzk_core.circuits import bind_backend
 from cuzk_core.hookspecs import Synthesized
 from cuzk_core.layout import ints_to_limbs
 from cuzk_core.r1cs import R1CSMatrices
@@ -114,6 +115,7 @@ def compile_circuit(
     """The circuit's compiled form, from memory, disk or a fresh recording (``use_cache=False``
     neither reads nor writes the caches). A fresh recording also gives this synthesis (the
     gadgets' matrices and witness)."""
+    bind_backend(circuit, backend)
     digest = shape_digest(circuit)
     timer = backend.ctx.timer
     if use_cache and digest is not None:

@@ -7,6 +7,7 @@
 
 #include "curves.h"
 #include "fr_ops.h"
+#include "poseidon.h"
 #include "witness.h"
 
 /* ---------------------------------------------------------------- Python bindings */
@@ -184,6 +185,28 @@ static PyObject *py_fr_first_unsatisfied(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS;
     release(all, 3);
     return PyLong_FromSize_t(first);
+}
+
+static PyObject *py_fr_poseidon(PyObject *self, PyObject *args) {
+    Py_buffer states, table;
+    int t, half, partial, threads;
+    if (!PyArg_ParseTuple(args, "w*y*iiii", &states, &table, &t, &half, &partial, &threads))
+        return NULL;
+    Py_buffer *all[] = {&states, &table};
+    size_t words = (size_t)t + 2 * (size_t)half * (size_t)(t * t + t) +
+                   (size_t)partial * (size_t)(3 * t - 1);
+    if (t < 2 || t > POSEIDON_MAX_T || half < 0 || partial < 0 ||
+        (size_t)table.len != words * sizeof(fr) || states.len % ((Py_ssize_t)t * sizeof(fr))) {
+        release(all, 2);
+        PyErr_SetString(PyExc_ValueError, "malformed Poseidon table or states");
+        return NULL;
+    }
+    size_t n = (size_t)states.len / ((size_t)t * sizeof(fr));
+    Py_BEGIN_ALLOW_THREADS;
+    poseidon_many(states.buf, n, t, half, partial, table.buf, threads);
+    Py_END_ALLOW_THREADS;
+    release(all, 2);
+    Py_RETURN_NONE;
 }
 
 /* a CSR matrix from three buffers, or -1 (Python error set) when their sizes disagree */
@@ -458,6 +481,8 @@ static PyMethodDef methods[] = {
      "fr_quotient(a, b, c, scale_mont, out): out = (a*b - c)*scale"},
     {"fr_first_unsatisfied", py_fr_first_unsatisfied, METH_VARARGS,
      "fr_first_unsatisfied(a, b, c): the first i with a[i]*b[i] != c[i], or len(a)"},
+    {"fr_poseidon", py_fr_poseidon, METH_VARARGS,
+     "fr_poseidon(states, table, t, half, partial, threads): every state permuted in place"},
     {"fr_spmv", py_fr_spmv, METH_VARARGS,
      "fr_spmv(indptr, cols, coeffs, z, out, threads): out = M z"},
     {"fr_spmv_rows", py_fr_spmv_rows, METH_VARARGS,

@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.gadgets.poseidon.batch import PoseidonTable
 from cuzk_core.layout import SCALAR_LIMBS, G1Affines, G2Affines
 from cuzk_core.r1cs import SparseMatrix
 from cuzk_core.witness.evaluate import check_witness_arguments
@@ -181,6 +182,17 @@ def first_unsatisfied(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int:
     """The first row with ``a·b ≠ c``, or ``len(a)``."""
     a = as_scalars(a)
     return int(_native.fr_first_unsatisfied(a, as_scalars(b, len(a)), as_scalars(c, len(a))))
+
+
+def poseidon(states: np.ndarray, table: PoseidonTable) -> np.ndarray:
+    """Every ``(t, 4)`` state permuted, in a new array, blocks of states spread over threads."""
+    out = np.array(states, dtype=np.uint64, order="C")
+    if out.ndim != 3 or out.shape[1:] != (table.t, SCALAR_LIMBS):
+        raise ValueError(f"states of shape {out.shape}, expected (n, {table.t}, {SCALAR_LIMBS})")
+    words = np.ascontiguousarray(table.words, dtype=np.uint64)
+    half, partial = table.half_full_rounds, table.partial_rounds
+    _native.fr_poseidon(out, words, table.t, half, partial, thread_count())
+    return out
 
 
 def _csr(matrix: SparseMatrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ import numpy as np
 from cuzk_core import hookimpl
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.gadgets.poseidon.batch import PoseidonTable
 from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
@@ -168,6 +169,12 @@ def cuzk_first_unsatisfied(
 ) -> int | None:
     """The witness check in C: stops at the first failing row, allocates nothing."""
     return kernels.first_unsatisfied(a, b, c)
+
+
+@hookimpl
+def cuzk_poseidon(ctx: BackendContext, states: np.ndarray, table: PoseidonTable) -> np.ndarray:
+    """The permutations in C, a block of states per thread at a time."""
+    return kernels.poseidon(states, table)
 
 
 # ---------------------------------------------------------------- fixed base (key generation)
