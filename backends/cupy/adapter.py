@@ -1,6 +1,10 @@
 """CuPy as the shared GPU driver's adapter: NVRTC builds, CuPy's pools, the runtime API.
 
-CuPy is imported on first use, so this module loads on machines without it.
+Each host thread queues its work on a stream of its own (non-blocking, made CuPy's current
+stream for that thread on first use), copies included: the daemon's synthesis stage and its
+prover stage then wait only for their own work, where on the legacy null stream every copy of
+one stage waited for the other's kernels. CuPy is imported on first use, so this module loads
+on machines without it.
 """
 
 from __future__ import annotations
@@ -29,8 +33,16 @@ class CupyAdapter:
     library = "CuPy"
 
     def __init__(self) -> None:
-        self._side: Any = None
-        self._side_lock = threading.Lock()
+        self._local = threading.local()
+
+    def _own_stream(self) -> Any:
+        """This thread's stream; made current on first use, so that CuPy's pool (which keeps a
+        free list per stream) and every launch of the thread follow it."""
+        stream = getattr(self._local, "stream", None)
+        if stream is None:
+            stream = self._local.stream = _cupy().cuda.Stream(non_blocking=True)
+            stream.use()
+        return stream
 
     def unavailable(self) -> str | None:
         """Why CuPy cannot run here (not importable, no device), or None."""
@@ -92,11 +104,13 @@ class CupyAdapter:
         shared_bytes: int,
         stream: Any = None,
     ) -> None:
-        """Launch on ``stream``, else the current stream."""
+        """Launch on ``stream``, else this thread's stream."""
+        stream = self._own_stream() if stream is None else stream
         function((grid,), (block,), args, shared_mem=shared_bytes, stream=stream)
 
     def alloc(self, nbytes: int) -> tuple[Any, int]:
-        """A block of CuPy's default memory pool."""
+        """A block of CuPy's default memory pool (on this thread's stream's free list)."""
+        self._own_stream()
         memory = _cupy().cuda.alloc(nbytes)
         return memory, memory.ptr
 
@@ -107,26 +121,28 @@ class CupyAdapter:
         return int(free) + int(cupy.get_default_memory_pool().free_bytes()), int(total)
 
     def zero(self, pointer: int, nbytes: int) -> None:
-        """cudaMemsetAsync on the current stream."""
-        cupy = _cupy()
-        cupy.cuda.runtime.memsetAsync(pointer, 0, nbytes, cupy.cuda.get_current_stream().ptr)
+        """cudaMemsetAsync on this thread's stream."""
+        _cupy().cuda.runtime.memsetAsync(pointer, 0, nbytes, self._own_stream().ptr)
 
     def copy_htod(self, pointer: int, host: np.ndarray) -> None:
-        """cudaMemcpy from the host."""
-        runtime = _cupy().cuda.runtime
-        runtime.memcpy(pointer, host.ctypes.data, host.nbytes, runtime.memcpyHostToDevice)
+        """A copy from the host, done when this returns (after this thread's queued work)."""
+        runtime, stream = _cupy().cuda.runtime, self._own_stream()
+        kind = runtime.memcpyHostToDevice
+        runtime.memcpyAsync(pointer, host.ctypes.data, host.nbytes, kind, stream.ptr)
+        stream.synchronize()
 
     def copy_dtoh(self, host: np.ndarray, pointer: int) -> None:
-        """cudaMemcpy to the host."""
-        runtime = _cupy().cuda.runtime
-        runtime.memcpy(host.ctypes.data, pointer, host.nbytes, runtime.memcpyDeviceToHost)
+        """A copy to the host, done when this returns (after this thread's queued work)."""
+        runtime, stream = _cupy().cuda.runtime, self._own_stream()
+        kind = runtime.memcpyDeviceToHost
+        runtime.memcpyAsync(host.ctypes.data, pointer, host.nbytes, kind, stream.ptr)
+        stream.synchronize()
 
     def copy_dtod(self, destination: int, source: int, nbytes: int) -> None:
-        """cudaMemcpyAsync within the device, on the current stream."""
-        cupy = _cupy()
-        runtime = cupy.cuda.runtime
-        stream = cupy.cuda.get_current_stream().ptr
-        runtime.memcpyAsync(destination, source, nbytes, runtime.memcpyDeviceToDevice, stream)
+        """cudaMemcpyAsync within the device, on this thread's stream."""
+        runtime = _cupy().cuda.runtime
+        kind = runtime.memcpyDeviceToDevice
+        runtime.memcpyAsync(destination, source, nbytes, kind, self._own_stream().ptr)
 
     def copy_htod_async(self, pointer: int, host: np.ndarray, stream: Any) -> None:
         """cudaMemcpyAsync from page-locked memory."""
@@ -141,23 +157,23 @@ class CupyAdapter:
         runtime.memcpyAsync(host.ctypes.data, pointer, host.nbytes, kind, stream.ptr)
 
     def stream(self) -> Any:
-        """CuPy's current stream (the null stream unless a caller set one)."""
-        return _cupy().cuda.get_current_stream()
+        """This thread's stream."""
+        return self._own_stream()
 
     def side_stream(self) -> Any:
-        """A non-blocking ``cupy.cuda.Stream``."""
-        with self._side_lock:
-            if self._side is None:
-                self._side = _cupy().cuda.Stream(non_blocking=True)
-            return self._side
+        """A second non-blocking ``cupy.cuda.Stream`` of this thread."""
+        side = getattr(self._local, "side", None)
+        if side is None:
+            side = self._local.side = _cupy().cuda.Stream(non_blocking=True)
+        return side
 
     def wait_event(self, stream: Any, event: Event) -> None:
         """cudaStreamWaitEvent."""
         stream.wait_event(event)
 
     def synchronize(self) -> None:
-        """Wait for the current stream."""
-        _cupy().cuda.get_current_stream().synchronize()
+        """Wait for this thread's stream."""
+        self._own_stream().synchronize()
 
     def event(self, timing: bool) -> Event:
         """A ``cupy.cuda.Event``."""

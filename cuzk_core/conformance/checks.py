@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import random
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -953,6 +954,39 @@ def _compiled_proof(checked: Subject, rng: random.Random) -> None:
         raise CheckFailed("compiled-path proof bytes differ from the gadget path's")
 
 
+def _concurrent_proofs(checked: Subject, rng: random.Random) -> None:
+    """Two threads prove at once on the backend, as the daemon's synthesis and prover stages
+    use it: every proof has the reference's bytes."""
+    circuits = [_porep_lite(1, 2)(rng.randrange(1 << 32)) for _ in range(2)]
+    reference = checked.reference
+    key = LoadedKey(
+        generate_parameters(NativeCircuit(circuits[0]).assign(reference).matrices, seed=11)
+    )
+    want = [prove(reference, NativeCircuit(c), key, seed=PROOF_SEED).proof for c in circuits]
+    got: list[list[bytes]] = [[], []]
+    failures: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            backend = checked.backend()
+            for _ in range(2):
+                proof = prove(backend, NativeCircuit(circuits[k]), key, seed=PROOF_SEED).proof
+                got[k].append(proof.to_bytes())
+        except BaseException as exc:  # re-raised in the checking thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+    for k in range(2):
+        if got[k] != [want[k].to_bytes()] * 2:
+            raise CheckFailed(f"thread {k}: a proof made beside another differs from the reference")
+
+
 # ---------------------------------------------------------------- whole proofs
 
 PROOF_SEED = 3
@@ -1036,6 +1070,7 @@ def _build() -> Iterator[Check]:
     yield Check("isolation", "hooks-reach-one-backend", _isolation)
     yield Check("proof", f"tiny-circuit-seed-{PROOF_SEED}", _proof)
     yield Check("proof", f"compiled-porep-lite-seed-{PROOF_SEED}", _compiled_proof)
+    yield Check("proof", f"two-threads-at-once-seed-{PROOF_SEED}", _concurrent_proofs)
 
 
 CHECKS: tuple[Check, ...] = tuple(_build())
