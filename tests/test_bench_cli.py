@@ -75,6 +75,16 @@ def test_bench_json_to_stdout(capsys):
     assert json.loads(text)["variants"][0]["figures"]["ntt"]["samples_ms"]
 
 
+def test_bench_poseidon_checks_then_times_one_call(capsys):
+    code, text, _ = run(capsys, "bench", "poseidon", "--size", "2^5", *FAST, "--json", "-")
+    assert code == 0
+    document = json.loads(text)
+    assert document["benchmark"] == {"name": "poseidon", "params": {"size": 32, "t": 3, "seed": 1}}
+    variant = document["variants"][0]
+    assert variant["figures"]["poseidon"]["samples_ms"]
+    assert variant["check"]["reference"] == "plain-Python permutation"
+
+
 def test_bench_ab_alternates_two_profiles(tmp_path, capsys):
     unsigned = profile(tmp_path, "unsigned", "[msm]\nsigned_digits = false")
     args = ["bench", "ntt", "--size", "2^8", "--coset", *FAST, "--vs", unsigned]

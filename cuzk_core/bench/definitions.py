@@ -22,6 +22,7 @@ from cuzk_core.bench.errors import BenchCheckFailed
 from cuzk_core.conformance.inputs import DISTINCT_BASES, random_bases, random_scalar_limbs
 from cuzk_core.conformance.oracles import msm_by_definition, transform_by_definition
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.gadgets.poseidon.batch import poseidon_table, reference_permute
 from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.sources import KeySource, LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
@@ -194,6 +195,47 @@ class NttBench:
         """Nothing was placed on the backend."""
 
 
+# ---------------------------------------------------------------- Poseidon
+
+
+@attrs.frozen
+class PoseidonBench:
+    """``size`` Poseidon permutations at width 3 (the 2-to-1 hash's) in one ``cuzk_poseidon``
+    call: one level of a Merkle tree."""
+
+    name: ClassVar[str] = "poseidon"
+    size: int
+    seed: int = 1
+
+    def params(self) -> dict[str, Any]:
+        """How many states, their width, seed."""
+        return {"size": self.size, "t": 3, "seed": self.seed}
+
+    def prepare(self, backend: Backend) -> np.ndarray:
+        """Seeded states."""
+        return random_scalar_limbs(3 * self.size, self.seed).reshape(self.size, 3, 4)
+
+    def check(self, backend: Backend, state: np.ndarray) -> dict[str, Any]:
+        """The first states against the plain-Python permutation."""
+        states = state[:CHECK_SIZE]
+        want = reference_permute(states, poseidon_table())
+        if not np.array_equal(backend.poseidon(states, poseidon_table()), want):
+            raise BenchCheckFailed(
+                f"backend {backend.name!r}: Poseidon of {len(states)} states disagrees with "
+                "the plain-Python permutation"
+            )
+        return {"reference": "plain-Python permutation", "size": len(states)}
+
+    def run(self, backend: Backend, state: np.ndarray, clock: Clock) -> dict[str, float]:
+        """One call: every state permuted."""
+        with backend.ctx.timer.span("poseidon", backend=backend.name):
+            _, ms = clock.time(lambda: backend.poseidon(state, poseidon_table()))
+        return {"poseidon": ms}
+
+    def release(self, backend: Backend, state: Any) -> None:
+        """Nothing was placed on the backend."""
+
+
 # ---------------------------------------------------------------- synthesis and whole proofs
 
 
@@ -217,7 +259,7 @@ class SynthBench:
         return {**self.spec, "path": "gadgets" if self.gadgets else "compiled"}
 
     def prepare(self, backend: Backend) -> Any:
-        """Build the circuit object."""
+        """The circuit object the check compiles (each run builds its own)."""
         return self.make_circuit()
 
     def check(self, backend: Backend, state: Any) -> dict[str, Any]:
@@ -263,9 +305,11 @@ class SynthBench:
         return synthesized.matrices, failing
 
     def run(self, backend: Backend, state: Any, clock: Clock) -> dict[str, float]:
-        """One synthesis phase, timed by its span (host work)."""
+        """One synthesis phase, timed by its span (host work), of a fresh circuit object: its
+        instance (porep-lite's tree) is computed again, as every proof computes it."""
+        circuit = self.make_circuit()
         with backend.ctx.timer.span("synthesis", backend=backend.name):
-            self._synthesis(backend, state)
+            self._synthesis(backend, circuit)
         return {}
 
     def release(self, backend: Backend, state: Any) -> None:
@@ -287,7 +331,8 @@ class ProveBench:
         return {**self.spec, "seed": self.seed}
 
     def prepare(self, backend: Backend) -> Any:
-        """Build the circuit object; each proof loads the key itself, as ``cuzk prove`` does."""
+        """The circuit object the check proves (each run builds its own); each proof loads the
+        key itself, as ``cuzk prove`` does."""
         return self.make_circuit()
 
     def check(self, backend: Backend, state: Any) -> dict[str, Any]:
@@ -301,9 +346,10 @@ class ProveBench:
         return {"reference": "proof verifies", "public_inputs": len(result.public_inputs)}
 
     def run(self, backend: Backend, state: Any, clock: Clock) -> dict[str, float]:
-        """One proof; phases come from the prover's spans, ``total`` from the host clock."""
+        """One proof of a fresh circuit object (its instance computed again, as every proof
+        does); phases come from the prover's spans, ``total`` from the host clock."""
         start = time.perf_counter()
-        prove(backend, NativeCircuit(state), self.key, seed=self.seed)
+        prove(backend, NativeCircuit(self.make_circuit()), self.key, seed=self.seed)
         return {"total": (time.perf_counter() - start) * 1000.0}
 
     def release(self, backend: Backend, state: Any) -> None:

@@ -16,7 +16,14 @@ from typing import Any
 from cuzk_core.bench import environment
 from cuzk_core.bench.arguments import parse_change, parse_percent, parse_size
 from cuzk_core.bench.compare import DEFAULT_MIN_DELTA_MS, compare_results
-from cuzk_core.bench.definitions import Benchmark, MsmBench, NttBench, ProveBench, SynthBench
+from cuzk_core.bench.definitions import (
+    Benchmark,
+    MsmBench,
+    NttBench,
+    PoseidonBench,
+    ProveBench,
+    SynthBench,
+)
 from cuzk_core.bench.errors import BenchError
 from cuzk_core.bench.isolate import isolate_deltas, isolate_variants
 from cuzk_core.bench.memlog import DEFAULT_INTERVAL_S, MemoryLog
@@ -67,8 +74,8 @@ def add_bench_parser(
     add_circuit_options: Callable[[argparse.ArgumentParser], None],
     seed: Callable[[str], int],
 ) -> argparse._SubParsersAction:
-    """Register ``bench msm|ntt|synth|prove|compare|isolate``; returns the bench sub-parsers
-    (``cuzk_core.cli.serve_commands`` adds the daemon benches there)."""
+    """Register ``bench msm|ntt|poseidon|synth|prove|compare|isolate``; returns the bench
+    sub-parsers (``cuzk_core.cli.serve_commands`` adds the daemon benches there)."""
     bench = sub.add_parser("bench", help="time one phase alone, A/B profiles, compare results")
     actions = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH")
 
@@ -98,6 +105,11 @@ def add_bench_parser(
     ntt.add_argument("--coset", action="store_true", help="coset NTT (shift 7) instead")
     ntt.add_argument("--seed", type=seed, default=1, help="input seed (default 1)")
     ntt.set_defaults(handler=bench_ntt)
+
+    poseidon = timed("poseidon", "many Poseidon permutations in one call (a Merkle tree level)")
+    poseidon.add_argument("--size", required=True, help="states: 2^12 or 4096")
+    poseidon.add_argument("--seed", type=seed, default=1, help="input seed (default 1)")
+    poseidon.set_defaults(handler=bench_poseidon)
 
     synth = timed("synth", "the synthesis phase alone: witness, A·z, B·z, C·z and the check")
     add_circuit_options(synth)
@@ -246,6 +258,13 @@ def bench_ntt(args: argparse.Namespace) -> int:
     """``cuzk bench ntt``: one (coset) NTT of a power-of-two size."""
     size = parse_size(args.size, power_of_two=True)
     return _run_and_report(args, NttBench(size, args.coset, args.seed))
+
+
+def bench_poseidon(args: argparse.Namespace) -> int:
+    """``cuzk bench poseidon``: many width-3 permutations in one hook call."""
+    return _run_and_report(
+        args, PoseidonBench(parse_size(args.size, power_of_two=False), args.seed)
+    )
 
 
 def bench_synth(args: argparse.Namespace) -> int:
