@@ -119,6 +119,14 @@ def daemon_bench(
     return document
 
 
+def steady_ratio(on: dict[str, Any], off: dict[str, Any]) -> float | None:
+    """Pipelining on against off once the first quarter of each batch is back (None for
+    batches too small to have that figure)."""
+    if on.get("steady_proofs_per_s") is None or off.get("steady_proofs_per_s") is None:
+        return None
+    return round(on["steady_proofs_per_s"] / off["steady_proofs_per_s"], 3)
+
+
 def processes(profile: str, key: Path, folder: Path, count: int) -> dict[str, Any]:
     times = []
     start = time.perf_counter()
@@ -249,6 +257,7 @@ def main() -> None:
             "ratios": {
                 "daemon_vs_processes": round(on["proofs_per_s"] / sequential["proofs_per_s"], 3),
                 "pipeline_on_vs_off": round(on["proofs_per_s"] / off["proofs_per_s"], 3),
+                "pipeline_on_vs_off_steady": steady_ratio(on, off),
             },
             "latency": {
                 "daemon_single_median_ms": round(client_ms, 3),

@@ -32,6 +32,7 @@ from cuzk_core.groth16 import files
 from cuzk_core.groth16.keys import Proof
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.service.client import Client, ServiceError
+from cuzk_core.service.loadgen import PHASES, Sample, steady_proofs_per_s, summarize
 from cuzk_core.service.proto import cuzk_pb2 as pb
 from cuzk_core.service.proto import cuzk_pb2_grpc as rpc
 
@@ -679,3 +680,17 @@ def test_sigterm_taken_by_another_thread_still_stops_the_daemon(tmp_path, key):
         if daemon.process.poll() is None:
             daemon.kill()
     assert not daemon.sock.exists()
+
+
+def test_steady_throughput_leaves_the_first_quarter_of_a_batch_out():
+    """A batch whose first two jobs paid a cold start: 8 jobs, the 2nd back at 3 s, then one a
+    second: 6 jobs in 6 s after the first quarter, whatever the start cost."""
+
+    def sample(done_s):
+        return Sample("j", "done", 1.0, dict.fromkeys(PHASES, 1.0), "", done_s)
+
+    done = [sample(t) for t in (2.5, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)]
+    assert steady_proofs_per_s(done) == 1.0
+    assert summarize(done, 9.0)["steady_proofs_per_s"] == 1.0
+    assert steady_proofs_per_s(done[:7]) is None  # under STEADY_MIN_JOBS
+    assert steady_proofs_per_s([sample(None)] * 8) is None  # single runs carry no times

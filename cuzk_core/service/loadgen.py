@@ -32,16 +32,19 @@ class Sample:
     latency_ms: float
     phases: dict[str, float]
     error: str = ""
+    done_s: float | None = None
+    """Seconds from the run's start until the client had the result (batch runs)."""
 
     def to_json(self) -> dict[str, Any]:
         """The sample as JSON."""
         return attrs.asdict(self)
 
 
-def _sample(result: pb.ProofResult, latency_ms: float) -> Sample:
+def _sample(result: pb.ProofResult, latency_ms: float, done_s: float | None = None) -> Sample:
     phases = {name: round(getattr(result.timings, name), 3) for name in PHASES}
     state = pb.JobState.Name(result.state).lower()
-    return Sample(result.job_id, state, round(latency_ms, 3), phases, result.error)
+    done = None if done_s is None else round(done_s, 4)
+    return Sample(result.job_id, state, round(latency_ms, 3), phases, result.error, done)
 
 
 def _refused(error: ServiceError, latency_ms: float) -> Sample:
@@ -66,7 +69,8 @@ def run_batch(client: Client, request: Callable[[int], pb.SubmitProofRequest], c
     samples = []
     for job_id, began in submitted:
         result = client.await_proof(job_id)
-        samples.append(_sample(result, (time.perf_counter() - began) * 1000.0))
+        now = time.perf_counter()
+        samples.append(_sample(result, (now - began) * 1000.0, now - start))
     return samples, time.perf_counter() - start
 
 
@@ -115,6 +119,9 @@ def summarize(samples: list[Sample], wall_s: float) -> dict[str, Any]:
         "wall_s": round(wall_s, 3),
         "proofs_per_s": round(len(done) / wall_s, 4) if wall_s > 0 else None,
     }
+    steady = steady_proofs_per_s(done)
+    if steady is not None:
+        summary["steady_proofs_per_s"] = steady
     if done:
         latency = np.array([s.latency_ms for s in done])
         summary["latency_ms"] = {
@@ -127,6 +134,23 @@ def summarize(samples: list[Sample], wall_s: float) -> dict[str, Any]:
     return summary
 
 
+STEADY_MIN_JOBS = 8
+"""Batches smaller than this get no steady-state figure."""
+
+
+def steady_proofs_per_s(done: list[Sample]) -> float | None:
+    """Throughput once the first quarter of the jobs has come back: the jobs after it over the
+    time they took. A fresh daemon's one-time costs (its cold key, the first jobs' table uploads)
+    fall in that first quarter. None for runs without completion times or under
+    :data:`STEADY_MIN_JOBS` jobs."""
+    times = sorted(s.done_s for s in done if s.done_s is not None)
+    if len(times) < STEADY_MIN_JOBS:
+        return None
+    quarter = len(times) // 4
+    span = times[-1] - times[quarter - 1]
+    return round((len(times) - quarter) / span, 4) if span > 0 else None
+
+
 def format_summary(summary: dict[str, Any]) -> str:
     """The summary as a few lines of text."""
     lines = [
@@ -134,7 +158,10 @@ def format_summary(summary: dict[str, Any]) -> str:
         + ", ".join(f"{n} {state}" for state, n in sorted(summary["states"].items()))
     ]
     if summary.get("proofs_per_s") is not None:
-        lines.append(f"throughput {summary['proofs_per_s']:.3f} proofs/s")
+        line = f"throughput {summary['proofs_per_s']:.3f} proofs/s"
+        if summary.get("steady_proofs_per_s") is not None:
+            line += f" ({summary['steady_proofs_per_s']:.3f} after the first quarter of the jobs)"
+        lines.append(line)
     if "latency_ms" in summary:
         lat = summary["latency_ms"]
         lines.append(
