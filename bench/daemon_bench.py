@@ -192,6 +192,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     os.environ.setdefault("CUZK_CACHE_DIR", tempfile.mkdtemp(prefix="cuzk-bench-cache-"))
+    Path(args.out).mkdir(parents=True, exist_ok=True)  # now, not after minutes of runs
     if args.params is not None and len(args.sizes) != 1:
         parser.error("--params is one key: give its size alone with --sizes N")
     for size in args.sizes:
