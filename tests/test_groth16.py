@@ -8,18 +8,19 @@ import numpy as np
 import py_ecc_oracle
 import pytest
 
+from cuzk_core.conformance.checks import subject
 from cuzk_core.conformance.inputs import random_points
 from cuzk_core.curve import bulk
-from cuzk_core.errors import FormatError
+from cuzk_core.errors import BackendUnavailable, FormatError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.keys import Proof, query_density
 from cuzk_core.groth16.prover import UnsatisfiedWitness, prove
 from cuzk_core.groth16.qap import SNARKJS
-from cuzk_core.groth16.setup import generate_parameters
+from cuzk_core.groth16.setup import _Scaler, generate_parameters
 from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
-from cuzk_core.layout import G1Affines, G2Affines
+from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.r1cs import ConstraintSystem, LinearCombination
@@ -213,3 +214,21 @@ def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, mo
     with pytest.raises(RuntimeError, match="device lost"):
         prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=1)
     assert len(released) == 5 and len(unpinned) == 1  # h, l, a, b_g1, b_g2 and the pinning
+
+
+@pytest.mark.parametrize("name", ["cpu", "fastcpu", "cupy", "pycuda"])
+def test_setup_scalings_on_a_backend_are_field_products(name):
+    """The QAP's scalings and powers through the backend's quotient hook: values·factor mod r
+    on 0, 1, r − 1 and random values, factors 0, 1, r − 1 and a reduced multiple of r."""
+    try:
+        backend = subject(name).backend()
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+    r = FR_MODULUS
+    scale = _Scaler(backend)
+    values = [0, 1, r - 1, 2, *(pow(7, k, r) for k in range(1, 12))]
+    for factor in (0, 1, r - 1, 5 * r + 3, pow(3, 100, r)):
+        got = limbs_to_ints(scale(ints_to_limbs(values), factor))
+        assert got == [v * factor % r for v in values]
+    for count in (0, 1, 2, 3, 5, 8, 13):
+        assert limbs_to_ints(scale.powers(11, count)) == [pow(11, k, r) for k in range(count)]
