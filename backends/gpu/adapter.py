@@ -96,11 +96,12 @@ class Adapter(Protocol):
         """Queue a copy from the device into page-locked ``host`` on ``stream``."""
 
     def stream(self) -> Any:
-        """The stream the driver's work goes to."""
+        """The stream the driver's work goes to (the calling thread's, under CuPy)."""
 
     def side_stream(self) -> Any:
         """A second stream, not ordered with :meth:`stream` (uploads overlapped with compute);
-        created once, in the device scope."""
+        created once, in the device scope (once per thread where each thread has its own
+        :meth:`stream`, as under CuPy)."""
 
     def wait_event(self, stream: Any, event: Event) -> None:
         """Make ``stream``'s later work wait until the device passes ``event``."""
