@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cuzk_core.circuits import bind_backend
 from cuzk_core.errors import BackendUnavailable
 from cuzk_core.fallbacks import BACKEND_SLOT
 from cuzk_core.hookspecs import BackendContext, Synthesized
@@ -70,7 +71,9 @@ class Backend:
         self._call("cuzk_release", handle=handle)
 
     def synthesize(self, circuit: Any) -> Synthesized:
-        """Run a native circuit: matrices and witness."""
+        """Run a native circuit: matrices and witness (its instance computed on this backend,
+        when the circuit takes one)."""
+        bind_backend(circuit, self)
         return self._call("cuzk_synthesize", circuit=circuit)
 
     def witness(self, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> np.ndarray:

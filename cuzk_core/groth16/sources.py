@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 import numpy as np
 
-from cuzk_core.circuits import bind_backend
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.qap import BELLPERSON, QuotientConvention, with_input_rows
 from cuzk_core.r1cs import R1CSMatrices
@@ -72,7 +71,6 @@ class NativeCircuit:
             from cuzk_core.witness.compiled import compiled_assignment
 
             return compiled_assignment(backend, self.circuit)
-        bind_backend(self.circuit, backend)
         synthesized = backend.synthesize(self.circuit)
         return Assignment(with_input_rows(synthesized.matrices), synthesized.witness)
 
