@@ -346,11 +346,11 @@ class Engine:
         if job_id in self._cancelled:
             self._end(job_id, JobState.CANCELLED, "cancelled before it ran")
             return False
-        timer = Timer()
         with self._lock:  # marked running and live in one step, as cancel() sees them
             if not self.store.mark_running(job_id):
                 return False
             record = self.get(job_id)
+            timer = Timer()  # its spans go on the engine's clock from this offset
             live = _Live(record, timer, time.perf_counter() - self._origin, time.time())
             self._live[job_id] = live
         backend = self._plugins.backend(self.config.profile, timer)
