@@ -5,6 +5,8 @@ For each porep-lite size it makes a key (``cuzk setup``, seeded), then times:
 - ``processes``: COUNT sequential ``cuzk prove --params DIR`` processes (each loads the key);
 - ``daemon_pipeline_on`` / ``daemon_pipeline_off``: a fresh ``cuzk serve`` (key cold at the
   start, so its one load is counted) and ``cuzk bench batch --count COUNT`` against it;
+- ``daemon_warm``: the same batches (WARM_ROUNDS of each, alternating) against a daemon that
+  preloads the key and makes its warm-up proofs before it listens, as a daemon is run;
 - ``latency``: ``cuzk bench single`` against a daemon with the key hot and one job done, beside
   the same stages run in this process (``synthesize_job`` + ``prove_prepared`` on a loaded
   key): the daemon's added latency is the client's latency minus the in-process time (two
@@ -36,6 +38,9 @@ from cuzk_core.bench import environment
 
 REPO = Path(__file__).resolve().parents[1]
 SIZES = {12: (2, 8), 14: (8, 8), 16: (33, 8)}
+WARM_ROUNDS = 2
+WARM_CONFIG = '[residency]\npreload = ["k"]\n[engine]\nwarm_up_proofs = 2\n'
+"""The warm daemon's configuration: key ``k`` (given by ``--key``) hot and warmed at start."""
 """log2 size → porep-lite (challenges, depth): (242·depth + 2)·challenges constraints."""
 
 
@@ -51,16 +56,23 @@ def check(command: list[str]) -> subprocess.CompletedProcess:
 
 
 def start_daemon(
-    profile: str, key: Path, folder: Path, pipeline: str
+    profile: str, key: Path, folder: Path, pipeline: str, warm: bool = False
 ) -> tuple[subprocess.Popen, str]:
-    sock = folder / f"{pipeline}.sock"
-    err = (folder / f"{pipeline}.err").open("wb")
+    name = f"{pipeline}-warm" if warm else pipeline
+    sock = folder / f"{name}.sock"
+    err_path = folder / f"{name}.err"
+    err = err_path.open("wb")
+    config: list[str] = []
+    if warm:
+        (folder / "warm.toml").write_text(WARM_CONFIG)
+        config = ["--config", str(folder / "warm.toml")]
     process = subprocess.Popen(
         cuzk(
             profile,
             "serve",
+            *config,
             "--state-dir",
-            str(folder / pipeline),
+            str(folder / name),
             "--listen",
             f"unix://{sock}",
             "--key",
@@ -72,10 +84,10 @@ def start_daemon(
         stderr=err,
         cwd=REPO,
     )
-    deadline = time.monotonic() + 120
-    while "listening on" not in (folder / f"{pipeline}.err").read_text():
+    deadline = time.monotonic() + 300
+    while "listening on" not in err_path.read_text():
         if process.poll() is not None or time.monotonic() > deadline:
-            sys.exit(f"daemon did not start: {(folder / f'{pipeline}.err').read_text()}")
+            sys.exit(f"daemon did not start: {err_path.read_text()}")
         time.sleep(0.05)
     return process, f"unix://{sock}"
 
@@ -86,15 +98,22 @@ def stop_daemon(process: subprocess.Popen) -> None:
 
 
 def daemon_bench(
-    profile: str, key: Path, folder: Path, pipeline: str, mode: str, count: int, preload: bool
+    profile: str,
+    key: Path,
+    folder: Path,
+    pipeline: str,
+    mode: str,
+    count: int,
+    preload: bool,
+    warm: bool = False,
 ) -> dict[str, Any]:
-    process, address = start_daemon(profile, key, folder, pipeline)
+    process, address = start_daemon(profile, key, folder, pipeline, warm)
     try:
         if preload:  # the key hot and one job done (its verifying key read), as in_process
             check(cuzk(profile, "client", "preload", "--addr", address, "k"))
             warm = ("--addr", address, "--key", "k", "--circuit-seed", "1000", "--out")
             check(cuzk(profile, "client", "prove", *warm, str(folder / "warm")))
-        report = folder / f"{pipeline}-{mode}.json"
+        report = folder / f"{pipeline}-{mode}{'-warm' if warm else ''}.json"
         option = "--count" if mode == "batch" else "--runs"
         check(
             cuzk(
@@ -226,6 +245,18 @@ def main() -> None:
             runs[pipeline] = daemon_bench(
                 args.profile, key, folder, pipeline, "batch", args.count, preload=False
             )
+        warm: dict[str, list[dict[str, Any]]] = {"on": [], "off": []}
+        for _ in range(WARM_ROUNDS):
+            for pipeline in ("on", "off"):
+                print(f"2^{size}: warm daemon batch, pipeline {pipeline}", flush=True)
+                batch = daemon_bench(
+                    args.profile, key, folder, pipeline, "batch", args.count, False, warm=True
+                )
+                warm[pipeline].append(batch["summary"])
+        warm_ratios = [
+            round(on["proofs_per_s"] / off["proofs_per_s"], 3)
+            for on, off in zip(warm["on"], warm["off"], strict=True)
+        ]
         print(f"2^{size}: latency", flush=True)
         single = daemon_bench(
             args.profile, key, folder, "on", "single", args.latency_runs, preload=True
@@ -255,10 +286,13 @@ def main() -> None:
             "processes": sequential,
             "daemon_pipeline_on": on,
             "daemon_pipeline_off": off,
+            "daemon_warm": {**warm, "config": WARM_CONFIG},
             "ratios": {
                 "daemon_vs_processes": round(on["proofs_per_s"] / sequential["proofs_per_s"], 3),
                 "pipeline_on_vs_off": round(on["proofs_per_s"] / off["proofs_per_s"], 3),
                 "pipeline_on_vs_off_steady": steady_ratio(on, off),
+                "warm_pipeline_on_vs_off": warm_ratios,
+                "warm_pipeline_on_vs_off_median": round(statistics.median(warm_ratios), 3),
             },
             "latency": {
                 "daemon_single_median_ms": round(client_ms, 3),

@@ -35,7 +35,7 @@ from cuzk_core.engine.keys import load_key
 from cuzk_core.engine.residency import KeyResidency
 from cuzk_core.engine.scheduler import QueuedJob, Scheduler
 from cuzk_core.engine.store import JobStore
-from cuzk_core.errors import FormatError
+from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.groth16.keys import Proof
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.plugins import load_plugins
@@ -330,6 +330,33 @@ def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys,
         assert all(ms < 1 for _, _, ms in beside), beside
     spans = [json.loads(line) for line in trace.read_text().splitlines()]
     assert {s["job"] for s in spans} == {t.job_id for t in tickets}
+
+
+def test_warm_up_proofs_run_at_start_and_leave_no_job(tmp_path, keys):
+    config = _config(tmp_path, {"d1": keys["d1"]}, preload=("d1",), warm_up_proofs=2)
+    engine = Engine(config)
+    engine.start()
+    try:
+        assert len(engine.warm_up_ms) == 2 and all(ms > 0 for ms in engine.warm_up_ms)
+        assert sum(engine.status().counts.values()) == 0  # nothing in the store
+        _verified(engine, engine.submit(JobRequest("d1", JobInput(circuit_seed=3))).job_id)
+    finally:
+        engine.shutdown()
+
+
+def test_a_warm_up_that_fails_stops_the_start_naming_the_key(tmp_path, keys):
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    for name in ("params.bin", "vk.bin"):
+        (odd / name).write_bytes((keys["d1"] / name).read_bytes())
+    spec = json.loads((keys["d1"] / "circuit.json").read_text())
+    (odd / "circuit.json").write_text(json.dumps({**spec, "depth": 0}))
+    engine = Engine(_config(tmp_path, {"odd": odd}, preload=("odd",), warm_up_proofs=1))
+    try:
+        with pytest.raises(CuzkError, match="key 'odd': warm-up proof failed: circuit"):
+            engine.start()
+    finally:
+        engine.shutdown()
 
 
 def test_engine_input_checks_and_malformed_jobs(tmp_path, keys):

@@ -528,6 +528,7 @@ def test_start_with_a_missing_or_corrupt_key_exits_2(tmp_path, key):
         ),
         "bad config": ("[engine]\nmax_batch_size = 0\n", "engine.max_batch_size must be"),
         "unknown key": ("[engine]\nthreads = 2\n", "unknown key 'engine.threads'"),
+        "bad warm-up": ("[engine]\nwarm_up_proofs = 1.5\n", "engine.warm_up_proofs must be"),
         "unknown preload": ("[residency]\npreload = ['y']\n", "residency.preload names 'y'"),
     }
     for name, (config, message) in cases.items():

@@ -25,6 +25,7 @@ from cuzk_core.engine.handoff import PIPELINE_DEPTH, SEQUENTIAL_DEPTH, Handoff
 from cuzk_core.engine.jobs import (
     JobCancelled,
     JobError,
+    JobInput,
     JobRecord,
     JobRequest,
     JobState,
@@ -33,7 +34,7 @@ from cuzk_core.engine.jobs import (
     Ticket,
     UnknownJob,
 )
-from cuzk_core.engine.keys import KeySpec, ResidentKey, load_key, read_verifying_key
+from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey, load_key, read_verifying_key
 from cuzk_core.engine.proving import Prepared, prove_prepared, synthesize_job
 from cuzk_core.engine.residency import KeyResidency, KeyStatus
 from cuzk_core.engine.scheduler import QueuedJob, Scheduler
@@ -103,6 +104,9 @@ class EngineConfig:
     fetched_ttl_s: float = 600.0
     input_roots: tuple[Path, ...] = ()
     trace_path: Path | None = None
+    warm_up_proofs: int = 2
+    """Throwaway proofs of each preloaded embedded-circuit key that :meth:`Engine.start` makes
+    through both stages before it returns (see :class:`_WarmUp`)."""
 
 
 class EngineListener:
@@ -146,6 +150,23 @@ class _Live:
     started_at: float
 
 
+@attrs.define(eq=False)
+class _WarmUp:
+    """A throwaway proof of a preloaded key, made through both stages before the first job.
+
+    A fresh process pays one-time costs in its first two proofs: the compiled circuit and its
+    device tables loaded, memory pools grown (per stream, so per stage thread under CuPy) and
+    the heap's pages first touched, kernels loaded. Warm-up proofs move them from the first
+    clients' jobs to the start, where the daemon has not yet said it listens.
+    """
+
+    key_id: str
+    done: threading.Event = attrs.Factory(threading.Event)
+    error: str | None = None
+    began: float = 0.0
+    ended: float = 0.0
+
+
 class _CancelPoint(NullProgress):
     """The prover's progress steps as cancellation points: a cancelled job stops at the next."""
 
@@ -186,7 +207,8 @@ class Engine:
         )
         self._roots = tuple(root.resolve() for root in config.input_roots)
         depth = PIPELINE_DEPTH if config.pipeline else SEQUENTIAL_DEPTH
-        self._handoff: Handoff[tuple[_Live, Backend, Prepared]] = Handoff(depth)
+        self._handoff: Handoff[tuple[_Live | _WarmUp, Backend, Prepared]] = Handoff(depth)
+        self._warm_ups: list[_WarmUp] = []
         self._live: dict[str, _Live] = {}
         self._cancelled: set[str] = set()
         self._lock = threading.Lock()
@@ -204,7 +226,8 @@ class Engine:
     # ------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
-        """Recover the store after a crash, preload the configured keys, start the stages."""
+        """Recover the store after a crash, preload the configured keys, start the stages and
+        make the warm-up proofs; a warm-up that fails is a :class:`CuzkError` naming the key."""
         for job_id in self.store.recover(self.config.max_attempts):
             record = self.store.get(job_id)
             if record is not None:
@@ -214,6 +237,8 @@ class Engine:
             self.scheduler.push(job, force=True)
         for key_id in self.config.preload:
             self.residency.preload(key_id)
+            if self.residency.spec(key_id).kind is KeyKind.PARAMS:  # a zkey's jobs bring witnesses
+                self._warm_ups += [_WarmUp(key_id) for _ in range(self.config.warm_up_proofs)]
         for name, target in (
             ("cuzk-synthesis", self._synthesis_loop),
             ("cuzk-prover", self._prover_loop),
@@ -222,6 +247,15 @@ class Engine:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
+        for warm_up in self._warm_ups:
+            warm_up.done.wait()
+            if warm_up.error is not None:
+                raise CuzkError(f"key {warm_up.key_id!r}: warm-up proof failed: {warm_up.error}")
+
+    @property
+    def warm_up_ms(self) -> list[float]:
+        """How long each warm-up proof took, from its synthesis to the end of its proof."""
+        return [(w.ended - w.began) * 1000.0 for w in self._warm_ups if w.ended]
 
     def shutdown(self) -> None:
         """Stop taking jobs from the queue, finish the ones in flight, close the store."""
@@ -327,6 +361,7 @@ class Engine:
     # ------------------------------------------------------------ the stages
 
     def _synthesis_loop(self) -> None:
+        self._synthesize_warm_ups()
         while True:
             batch = self.scheduler.next_batch()
             if batch is None:
@@ -339,6 +374,32 @@ class Engine:
                     return
                 if not self.scheduler.start(queued.job_id) or not self._stage_one(queued):
                     self._handoff.release()  # cancelled while it waited, or ended in stage 1
+
+    def _synthesize_warm_ups(self) -> None:
+        for n, warm_up in enumerate(self._warm_ups):
+            if not self._handoff.reserve():  # shut down meanwhile
+                for left in self._warm_ups[n:]:
+                    left.done.set()
+                return
+            backend = self._plugins.backend(self.config.profile, Timer(level=0))
+            warm_up.began = time.perf_counter()
+            try:
+                prepared = synthesize_job(backend, self.residency.spec(warm_up.key_id), JobInput())
+            except Exception as exc:
+                self._handoff.release()
+                warm_up.error = _reason(exc)
+                warm_up.done.set()
+                continue
+            self._handoff.put((warm_up, backend, prepared))
+
+    def _prove_warm_up(self, warm_up: _WarmUp, backend: Backend, prepared: Prepared) -> None:
+        try:
+            with self.residency.lease(warm_up.key_id) as lease:
+                prove_prepared(backend, prepared, lease.key, None, NullProgress())
+        except Exception as exc:
+            warm_up.error = _reason(exc)
+        warm_up.ended = time.perf_counter()
+        warm_up.done.set()
 
     def _stage_one(self, queued: QueuedJob) -> bool:
         """Synthesize one job and hand it to stage 2; False when it ended here instead."""
@@ -373,7 +434,11 @@ class Engine:
             if item is None:
                 return
             try:
-                self._stage_two(*item)
+                live, backend, prepared = item
+                if isinstance(live, _WarmUp):
+                    self._prove_warm_up(live, backend, prepared)
+                else:
+                    self._stage_two(live, backend, prepared)
             finally:
                 self._handoff.done()
 
@@ -421,11 +486,7 @@ class Engine:
         )
 
     def _fail(self, live: _Live, exc: Exception) -> None:
-        if isinstance(exc, CuzkError):
-            reason = str(exc)
-        else:
-            reason = f"internal error: {type(exc).__name__}: {exc}"
-        self.store.end(live.record.job_id, JobState.FAILED, reason.splitlines()[0])
+        self.store.end(live.record.job_id, JobState.FAILED, _reason(exc))
         self._after(live)
 
     def _finish_cancelled(self, live: _Live, where: str) -> None:
@@ -480,3 +541,10 @@ class Engine:
         self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
         while not self._stopping.wait(SWEEP_INTERVAL_S):
             self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
+
+
+def _reason(exc: Exception) -> str:
+    """A failed job's one-line reason."""
+    if isinstance(exc, CuzkError):
+        return str(exc).splitlines()[0]
+    return f"internal error: {type(exc).__name__}: {exc}".splitlines()[0]

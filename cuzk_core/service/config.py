@@ -20,6 +20,7 @@ allowed (exit status 2)::
     result_ttl_s = 86400     # unfetched results are kept this long
     fetched_ttl_s = 600      # fetched results this long
     trace = "trace.jsonl"    # every job's spans on one clock, for `cuzk trace show`
+    warm_up_proofs = 2       # throwaway proofs of each preloaded embedded-circuit key at start
 
     [residency]
     budget_mib = 4096        # hot keys' memory
@@ -90,6 +91,7 @@ _ENGINE = {
     "result_ttl_s": "positive",
     "fetched_ttl_s": "positive",
     "trace": str,
+    "warm_up_proofs": "count",
 }
 _RESIDENCY = {"budget_mib": "positive", "preload": list}
 _KEY = {"params": str, "zkey": str}
@@ -109,6 +111,9 @@ def _check(table: dict[str, Any], schema: dict[str, Any], where: str, prefix: st
             if not ok:
                 sign = "> 0" if kind == "positive" else "≥ 0"
                 raise ConfigError(f"{where}: {dotted} must be a number {sign}, got {value!r}")
+        elif kind == "count":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"{where}: {dotted} must be a whole number ≥ 0, got {value!r}")
         elif not isinstance(value, kind):
             raise ConfigError(
                 f"{where}: {dotted} must be a {kind.__name__}, got {type(value).__name__}"
@@ -198,6 +203,7 @@ def build_configs(
         result_ttl_s=float(engine_table.get("result_ttl_s", 86400)),
         fetched_ttl_s=float(engine_table.get("fetched_ttl_s", 600)),
         input_roots=tuple(path_of(r) for r in table.get("inputs", {}).get("roots", ())),
+        warm_up_proofs=engine_table.get("warm_up_proofs", 2),
         trace_path=None if trace is None else path_of(trace),
     )
     token = Path(token_file).absolute() if token_file else None

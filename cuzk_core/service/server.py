@@ -333,9 +333,17 @@ def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
     banner = (
         f"cuzk serve: listening on {address} "
         f"(backend {engine_config.profile.backend}, keys {keys}, "
-        f"pipeline {'on' if engine_config.pipeline else 'off'})"
+        f"pipeline {'on' if engine_config.pipeline else 'off'}{_warmed(engine.warm_up_ms)})"
     )
     return run_until_signalled(server, engine, server_config, banner)
+
+
+def _warmed(warm_up_ms: list[float]) -> str:
+    """The banner's note of the warm-up proofs made at start, if any."""
+    if not warm_up_ms:
+        return ""
+    shown = ", ".join(f"{ms / 1000.0:.2f}" for ms in warm_up_ms)
+    return f", warmed up by {len(warm_up_ms)} proofs: {shown} s"
 
 
 def run_until_signalled(
