@@ -305,7 +305,7 @@ def _overlaps_across_jobs(trace: Path) -> list[tuple[str, str, float]]:
 @pytest.mark.parametrize("pipeline", [True, False], ids=["pipeline-on", "pipeline-off"])
 def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys, pipeline):
     trace = tmp_path / "trace.jsonl"
-    slow = "[debug.sleep_ms]\nmsm_h = 150\n"  # a backend phase long enough to overlap
+    slow = "[debug.sleep_ms]\nmsm_h = 150\n"  # stage 2 far longer than the next synthesis
     config = _config(
         tmp_path,
         {"d1": keys["d1"]},
@@ -325,7 +325,8 @@ def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys,
         engine.shutdown()
     beside = _overlaps_across_jobs(trace)
     if pipeline:
-        assert any(ms > 1 and "msm_h" in other for _, other, ms in beside), beside
+        # beside one of the job before's backend phases (which one depends on the host's speed)
+        assert any(ms > 1 and not other.startswith("synthesis ") for _, other, ms in beside)
     else:
         assert all(ms < 1 for _, _, ms in beside), beside
     spans = [json.loads(line) for line in trace.read_text().splitlines()]

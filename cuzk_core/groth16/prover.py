@@ -16,18 +16,10 @@ import attrs
 import numpy as np
 
 from cuzk_core.backend import Backend
-from cuzk_core.curve.g1 import (
-    g1_add,
-    g1_add_affine,
-    g1_from_affine,
-    g1_mul,
-    g1_neg,
-    g1_to_affine,
-)
-from cuzk_core.curve.g2 import g2_add_affine, g2_from_affine, g2_mul, g2_to_affine
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.groth16.assembly import ProofAssembly
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
 from cuzk_core.groth16.sources import KeySource, WitnessSource
@@ -77,21 +69,28 @@ def _query_scalars(
     )
 
 
+def _query_lengths(pk: ProvingKey, matrices: R1CSMatrices) -> tuple[int, int]:
+    """How many entries :func:`_query_scalars` will return for the A and B queries."""
+    num_vars = matrices.num_inputs + matrices.num_aux
+    if pk.dense_ab:
+        return num_vars, num_vars
+    return len(query_indices(matrices.a, num_vars)), len(query_indices(matrices.b, num_vars))
+
+
 def _check_key_matches(
     pk: ProvingKey,
     matrices: R1CSMatrices,
     domain: EvaluationDomain,
     convention: QuotientConvention,
-    a_scalars: np.ndarray,
-    b_scalars: np.ndarray,
 ) -> None:
+    a_count, b_count = _query_lengths(pk, matrices)
     expected = {
         "ic": (len(pk.vk.ic), matrices.num_inputs),
         "h": (len(pk.h), convention.h_points(domain)),
         "l": (len(pk.l), matrices.num_aux),
-        "a": (len(pk.a), len(a_scalars)),
-        "b_g1": (len(pk.b_g1), len(b_scalars)),
-        "b_g2": (len(pk.b_g2), len(b_scalars)),
+        "a": (len(pk.a), a_count),
+        "b_g1": (len(pk.b_g1), b_count),
+        "b_g2": (len(pk.b_g2), b_count),
     }
     for name, (have, need) in expected.items():
         if have != need:
@@ -149,8 +148,7 @@ def prove(
 
     with phase("load_params"):
         pk = key.load(backend)
-        a_scalars, b_scalars = _query_scalars(pk, matrices, witness)
-        _check_key_matches(pk, matrices, domain, convention, a_scalars, b_scalars)
+        _check_key_matches(pk, matrices, domain, convention)
     progress.step("load_params")
 
     b_g2_backend = backend.b_g2
@@ -162,33 +160,38 @@ def prove(
     progress.step("pin")
 
     try:
-        with phase("ntt_h"):
-            h = convention.compute(backend, a, b, c, domain)
-        progress.step("ntt_h")
+        # Host work beside the device's: the A and B query gathers, then the blinding terms.
+        with ThreadPoolExecutor(max_workers=1) as host, ThreadPoolExecutor(max_workers=1) as pool:
+            query_scalars = host.submit(_query_scalars, pk, matrices, witness)
+            assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
+            with phase("ntt_h"):
+                h = convention.compute(backend, a, b, c, domain)
+            progress.step("ntt_h")
 
-        with ThreadPoolExecutor(max_workers=1) as pool:
             # B·G2 on a CPU backend runs beside the device's G1 work; its span shows the overlap.
             def msm_b_g2():
                 with phase("msm_b_g2", b_g2_backend):
-                    return b_g2_backend.msm_g2(bases["b_g2"], b_scalars, "b_g2")
+                    return b_g2_backend.msm_g2(bases["b_g2"], query_scalars.result()[1], "b_g2")
 
             b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
             results = {}
-            for name, scalars in (
-                ("h", h),
-                ("l", witness[num_inputs:]),
-                ("a", a_scalars),
-                ("b_g1", b_scalars),
+            for name, scalars, then in (
+                ("h", lambda: h, None),
+                ("l", lambda: witness[num_inputs:], None),
+                ("a", lambda: query_scalars.result()[0], assembly.sum_a),
+                ("b_g1", lambda: query_scalars.result()[1], assembly.sum_b_g1),
             ):
                 with phase(f"msm_{name}"):
-                    results[name] = backend.msm_g1(bases[name], scalars, name).to_points()[0]
+                    results[name] = backend.msm_g1(bases[name], scalars(), name).to_points()[0]
+                if then is not None:
+                    then(results[name])
                 progress.step(f"msm_{name}")
             b_g2_sum = (msm_b_g2() if b_g2_future is None else b_g2_future.result()).to_points()[0]
             progress.step("msm_b_g2")
 
-        with phase("assemble"):
-            proof = _assemble(pk, results, b_g2_sum, *proof_randomness(seed))
-        progress.step("assemble")
+            with phase("assemble"):
+                proof = assembly.proof(results["h"], results["l"], b_g2_sum)
+            progress.step("assemble")
     except BaseException:
         with contextlib.suppress(Exception):  # the phase's own error is the one to report
             _release(backend, bases, pinned)
@@ -214,19 +217,3 @@ def _planted_delay(span: contextlib.AbstractContextManager[Span], ms: int) -> It
     with span as record:
         time.sleep(ms / 1000)
         yield record
-
-
-def _assemble(pk: ProvingKey, sums: dict, b_g2_sum, r: int, s: int) -> Proof:
-    """A = α + Σa + rδ; B = β + Σb + sδ; C = Σh + Σl + s·A + r·B₁ − rs·δ."""
-    vk = pk.vk
-    delta1 = g1_from_affine(vk.delta_g1)
-    a = g1_add_affine(g1_add_affine(g1_mul(delta1, r), vk.alpha_g1), sums["a"])
-    b_g1 = g1_add_affine(g1_add_affine(g1_mul(delta1, s), vk.beta_g1), sums["b_g1"])
-    b_g2 = g2_add_affine(
-        g2_add_affine(g2_mul(g2_from_affine(vk.delta_g2), s), vk.beta_g2), b_g2_sum
-    )
-    c = g1_add_affine(g1_from_affine(sums["h"]), sums["l"])
-    c = g1_add(c, g1_mul(a, s))
-    c = g1_add(c, g1_mul(b_g1, r))
-    c = g1_add(c, g1_neg(g1_mul(delta1, r * s % _R)))
-    return Proof(g1_to_affine(a), g2_to_affine(b_g2), g1_to_affine(c))
