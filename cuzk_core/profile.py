@@ -168,6 +168,18 @@ class MemorySettings:
 
 
 @attrs.frozen
+class SynthesisSettings:
+    """Compiling a native circuit (the first synthesis of its shape)."""
+
+    replicate_gadgets: bool = attrs.field(
+        default=True,
+        metadata=knob(
+            "record a repeated top-level gadget call twice, then copy it (same matrices)"
+        ),
+    )
+
+
+@attrs.frozen
 class DebugSettings:
     """Test-only knobs: ``sleep_ms`` plants a slowdown in named phases, for testing the bench."""
 
@@ -202,6 +214,7 @@ class Profile:
     )
     msm: MsmSettings = MsmSettings()
     memory: MemorySettings = MemorySettings()
+    synthesis: SynthesisSettings = SynthesisSettings()
     debug: DebugSettings = DebugSettings()
     sources: tuple[str, ...] = ()
 
@@ -222,7 +235,7 @@ class Profile:
         return "\n".join(lines) + "\n"
 
 
-for _cls in (WindowBits, MsmSettings, MemorySettings, DebugSettings, Profile):
+for _cls in (WindowBits, MsmSettings, MemorySettings, SynthesisSettings, DebugSettings, Profile):
     attrs.resolve_types(_cls)
 
 

@@ -33,7 +33,7 @@ from cuzk_core.r1cs import R1CSMatrices
 
 from . import store
 from .program import HINT, WitnessProgram
-from .record import RecordingConstraintSystem
+from .record import Recording, RecordingConstraintSystem
 from .replay import replay
 
 if TYPE_CHECKING:
@@ -173,47 +173,75 @@ def _remember(compiled: Compiled) -> None:
 
 
 def _record(backend: Backend, circuit: Any, digest: str) -> tuple[Compiled, Synthesized]:
-    """Record one synthesis and check its program against it."""
+    """Record one synthesis and check its program against it; a recording with copied calls
+    whose check fails is made again without copies (which then says what is wrong, if
+    anything)."""
     timer = backend.ctx.timer
+    replicate = backend.ctx.profile.synthesis.replicate_gadgets
     with timer.span("compile") as span:
-        cs = RecordingConstraintSystem()
-        with timer.span("record"):
-            circuit.synthesize(cs)
-            recording = cs.recording()
-        recorded = ints_to_limbs(recording.assignment)
-        problem, program = recording.problem, recording.program
-        if program is not None:
-            with timer.span("check_program"):
-                problem = _check_program(backend, circuit, program, recorded, recording.hint_names)
+        while True:
+            cs = RecordingConstraintSystem(replicate=replicate)
+            with timer.span("record"):
+                circuit.synthesize(cs)
+                recording = cs.recording()
+            witness = ints_to_limbs(recording.assignment)
+            problem, program = recording.problem, recording.program
+            if recording.copies_differ is not None:
+                problem = recording.copies_differ
+            elif program is not None:
+                with timer.span("check_program"):
+                    problem, witness = _check_program(backend, circuit, program, recording)
+            if problem is None:
+                break
+            if recording.replicated is None:
+                witness = ints_to_limbs(recording.assignment)  # the gadgets' own: the slow path
+                break
+            print(
+                f"cuzk: recording {circuit.name} again without copied calls: {problem}",
+                file=sys.stderr,
+            )
+            replicate = False
         if problem is not None:
             program = None
     compiled = Compiled(digest, program, problem=problem, compile_ms=span.ms)
-    return compiled, Synthesized(recording.matrices, recorded)
+    return compiled, Synthesized(recording.matrices, witness)
 
 
 def _check_program(
-    backend: Backend,
-    circuit: Any,
-    program: WitnessProgram,
-    recorded: np.ndarray,
-    hint_names: list[str],
-) -> str | None:
-    """None when a replay plus the program reproduce the recorded witness, else why not."""
+    backend: Backend, circuit: Any, program: WitnessProgram, recording: Recording
+) -> tuple[str | None, np.ndarray]:
+    """(None when a replay plus the program reproduce the recorded witness, else why not; the
+    program's witness). Where calls were copied the recording holds zeros, so there the program
+    must satisfy every constraint instead."""
+    recorded = ints_to_limbs(recording.assignment)
     inputs, hints = replay(circuit, program)
     witness = backend.witness(program, inputs, hints)
-    differs = np.flatnonzero(np.any(witness != recorded, axis=1))
+    differs = np.any(witness != recorded, axis=1)
+    if recording.replicated is not None:
+        differs &= ~recording.replicated
+    differs = np.flatnonzero(differs)
     if not len(differs):
-        return None
+        if recording.replicated is not None:
+            a, b, c = backend.evaluate_r1cs(program.matrices, witness)
+            failing = backend.first_unsatisfied(a, b, c)
+            if failing is not None:
+                return f"the program's witness fails constraint {failing}", witness
+        return None, witness
     column = int(differs[0])
     if column < program.num_inputs:
-        return f"public input {column} differs when the circuit is replayed without its gadgets"
+        return (
+            f"public input {column} differs when the circuit is replayed without its gadgets",
+            witness,
+        )
     j = column - program.num_inputs
     if program.kind[j] == HINT:
         return (
-            f"{hint_names[program.arg[j]]!r} differs when the circuit is replayed without its "
-            "gadgets: the circuit computes it in Python from a gadget's result (a callback)"
+            f"{recording.hint_names[program.arg[j]]!r} differs when the circuit is replayed "
+            "without its gadgets: the circuit computes it in Python from a gadget's result "
+            "(a callback)",
+            witness,
         )
-    return f"the recorded program computes aux {j} differently from the gadgets"
+    return f"the recorded program computes aux {j} differently from the gadgets", witness
 
 
 def synthesize_native(

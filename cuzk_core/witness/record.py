@@ -5,11 +5,15 @@ notes, per aux variable, how it was made: a value the circuit itself supplied (a
 next constraint solves (``alloc_solved``), or a bit of a linear combination (``alloc_bit``). A
 plain ``alloc`` inside a gadget means the gadget computed the value in Python where the program
 cannot follow; the recording then says so and the circuit stays on the slow path.
+
+With ``replicate`` on, a top-level gadget call of a shape already recorded twice is copied
+(:mod:`.replicate`): same matrices and program, but its variables hold zero in the assignment,
+so :attr:`Recording.replicated` marks them and the compile checks the program instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import attrs
@@ -18,11 +22,27 @@ import numpy as np
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, LinearCombination, R1CSMatrices, SparseMatrix, Variable
-from cuzk_core.r1cs.lc import VariableKind
+from cuzk_core.r1cs.lc import ONE, VariableKind
 
 from .program import BIT, HINT, SOLVE, WitnessProgram, levels_of
+from .replicate import (
+    AUDIT_EVERY,
+    MIN_TEMPLATE_ROWS,
+    ONE_REF,
+    NotReplicable,
+    Replica,
+    Rows,
+    Template,
+    call_shape,
+    relative_to,
+    result_shape,
+    translated,
+    with_replicas,
+)
 
 _R = FR_MODULUS
+_EMPTY_ROW: dict[Variable, int] = {}
+"""A copied call's rows in the term-dict lists: one shared empty dict, never written to."""
 
 
 @attrs.frozen(eq=False)
@@ -35,14 +55,29 @@ class Recording:
     program: WitnessProgram | None
     problem: str | None
     hint_names: list[str]
+    replicated: np.ndarray | None = None
+    """Per column of z, whether a copied call owns it (its assignment value is a zero, not the
+    witness); None when no call was copied."""
+    copies_differ: str | None = None
+    """Why the copies cannot be trusted (an audited call differed), if so."""
 
 
 class RecordingConstraintSystem(ConstraintSystem):
     """A constraint system that records the witness program beside the constraints."""
 
-    def __init__(self) -> None:
-        """Empty, like :class:`ConstraintSystem`, with an empty program."""
+    def __init__(self, replicate: bool = False) -> None:
+        """Empty, like :class:`ConstraintSystem`, with an empty program; ``replicate`` copies
+        repeated top-level gadget calls instead of running them."""
         super().__init__()
+        self._replicate = replicate
+        self._seen: dict[Hashable, Template | None] = {}
+        """Shapes recorded once (their template) or refused (None)."""
+        self._copyable: dict[Hashable, Template] = {}
+        self._copies: dict[Hashable, int] = {}
+        self.replicas: list[Replica] = []
+        self.copies_differ: str | None = None
+        """Set when an audited copy's real recording differed from its template: the copies
+        made before it may be wrong, so the whole recording must be made again without."""
         self._kind: list[int] = []
         self._arg: list[int] = []
         self._extra: list[int] = []
@@ -121,12 +156,169 @@ class RecordingConstraintSystem(ConstraintSystem):
         args: tuple,
         kwargs: dict[str, Any],
     ) -> Any:
-        """Run the gadget, noting that its allocations must be recordable."""
+        """Run the gadget, noting that its allocations must be recordable; a top-level call
+        whose shape has been recorded twice alike is copied instead."""
+        if self._gadgets:  # part of the enclosing call's recording
+            return self._run(gadget, args, kwargs)
+        self._last_source = None  # a bit decomposition never spans a top-level call's edge
+        try:
+            return self._top_level(gadget, args, kwargs)
+        finally:
+            self._last_source = None
+
+    def _run(self, gadget: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
         self._gadgets.append(gadget.__qualname__)
         try:
             return gadget(*args, **kwargs)
         finally:
             self._gadgets.pop()
+
+    def _top_level(self, gadget: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
+        if not self._replicate or self._pending:
+            return self._run(gadget, args, kwargs)
+        try:
+            shape, slots = call_shape(gadget, args, kwargs)
+        except NotReplicable:
+            return self._run(gadget, args, kwargs)
+        copyable = self._copyable.get(shape)
+        if copyable is not None:
+            calls = self._copies[shape] = self._copies.get(shape, 0) + 1
+            if calls % AUDIT_EVERY:
+                return self._copy(copyable, slots)
+            result, audited = self._recorded(gadget, args, kwargs, slots)
+            if audited is None or not copyable.same_as(audited):
+                self.copies_differ = (
+                    f"gadget {gadget.__qualname__}: call {calls + 2} records other constraints "
+                    "than the first two calls with arguments of its shape"
+                )
+                del self._copyable[shape]
+                self._seen[shape] = None
+            return result
+        seen = self._seen.get(shape, ...)
+        if seen is None:
+            return self._run(gadget, args, kwargs)
+        result, template = self._recorded(gadget, args, kwargs, slots)
+        if template is None or (seen is not ... and not seen.same_as(template)):
+            self._seen[shape] = None
+        elif seen is ...:
+            self._seen[shape] = template
+        else:
+            self._copyable[shape] = seen
+        return result
+
+    def _recorded(
+        self, gadget: Callable[..., Any], args: tuple, kwargs: dict[str, Any], slots: list[Variable]
+    ) -> tuple[Any, Template | None]:
+        """Run and record the call: its result and its template (None: not copyable)."""
+        start = self._counters()
+        result = self._run(gadget, args, kwargs)
+        return result, self._template(start, slots, result)
+
+    def _counters(self) -> tuple[int, int, int, int, int, int, str, str | None]:
+        return (
+            len(self._names),
+            len(self._aux),
+            len(self._lin),
+            len(self._mark_at),
+            len(self._inputs),
+            len(self._hint_names),
+            self._prefix,
+            self._problem,
+        )
+
+    def _template(
+        self,
+        start: tuple[int, int, int, int, int, int, str, str | None],
+        slots: list[Variable],
+        result: Any,
+    ) -> Template | None:
+        """The call just recorded as a template, or None when it cannot be copied: it
+        allocates inputs or hints, reads variables that are not its arguments, leaves its
+        namespace or a pending variable, or is too small to be worth it."""
+        row0, aux0, lin0, mark0, inputs0, hints0, prefix0, problem0 = start
+        unchanged = (len(self._inputs), len(self._hint_names), self._prefix, self._problem)
+        if unchanged != (inputs0, hints0, prefix0, problem0) or self._pending:
+            return None
+        if len(self._names) - row0 < MIN_TEMPLATE_ROWS:
+            return None
+        ref = relative_to(aux0, len(self._aux), slots)
+
+        def rows(matrix: list[dict[Variable, int]], first: int) -> Rows:
+            return tuple(tuple((ref(v), c) for v, c in row.items() if c) for row in matrix[first:])
+
+        marks = []
+        for at, prefix in zip(self._mark_at[mark0:], self._mark_prefix[mark0:], strict=True):
+            if prefix == prefix0:
+                below = ""
+            elif not prefix0 or prefix.startswith(prefix0 + "/"):
+                below = prefix[len(prefix0) + 1 :] if prefix0 else prefix
+            else:
+                return None
+            marks.append((at - row0, below))
+        kinds = tuple(self._kind[aux0:])
+        if HINT in kinds:
+            return None
+        offsets = {SOLVE: row0, BIT: lin0}
+        try:
+            return Template(
+                rows=(rows(self._a, row0), rows(self._b, row0), rows(self._c, row0)),
+                lin=rows(self._lin, lin0),
+                names=tuple(self._names[row0:]),
+                marks=tuple(marks),
+                kind=kinds,
+                arg=tuple(a - offsets[k] for k, a in zip(kinds, self._arg[aux0:], strict=True)),
+                extra=tuple(self._extra[aux0:]),
+                result=result_shape(result, ref),
+                example=(result, ref),
+            )
+        except NotReplicable:
+            return None
+
+    def _copy(self, template: Template, slots: list[Variable]) -> Any:
+        """Append a copy of ``template`` for a call whose slot variables are ``slots``."""
+        row0, aux0, lin0 = len(self._names), len(self._aux), len(self._lin)
+        n_rows, n_aux = template.num_rows, template.num_aux
+        self._aux += [0] * n_aux
+        empty = [_EMPTY_ROW] * n_rows
+        self._a += empty
+        self._b += empty
+        self._c += empty
+        self._names += template.names
+        self._lin += [_EMPTY_ROW] * len(template.lin)
+        self._kind += template.kind
+        self._extra += template.extra
+        self._arg += [
+            a + (row0 if k == SOLVE else lin0)
+            for k, a in zip(template.kind, template.arg, strict=True)
+        ]
+        prefix = self._prefix
+        for at, below in template.marks:
+            self._mark_at.append(row0 + at)
+            self._mark_prefix.append(f"{prefix}/{below}" if prefix and below else prefix or below)
+        self.replicas.append(Replica(template, row0, aux0, lin0, tuple(slots)))
+
+        def variable(v: int) -> Variable:
+            r = template_ref(v)
+            if r >= 0:
+                return Variable(VariableKind.AUX, aux0 + r)
+            return ONE if r == ONE_REF else slots[-2 - r]
+
+        result, template_ref = template.example
+        return translated(result, variable)
+
+    def matrices(self) -> R1CSMatrices:
+        """A, B and C, copied calls' rows included."""
+        base = super().matrices()
+        if not self.replicas:
+            return base
+        n_in = base.num_inputs
+
+        def filled(matrix: SparseMatrix, which: int) -> SparseMatrix:
+            return with_replicas(
+                matrix, self.replicas, lambda t: t.rows[which], lambda r: r.row, n_in
+            )
+
+        return attrs.evolve(base, a=filled(base.a, 0), b=filled(base.b, 1), c=filled(base.c, 2))
 
     def recording(self) -> Recording:
         """The matrices, the assignment and the program (or why there is none)."""
@@ -137,14 +329,34 @@ class RecordingConstraintSystem(ConstraintSystem):
         program = None
         if self._problem is None:
             program = self._program(matrices)
-        return Recording(matrices, assignment, program, self._problem, list(self._hint_names))
+        replicated = None
+        if self.replicas:
+            replicated = np.zeros(matrices.num_variables, dtype=bool)
+            for replica in self.replicas:
+                first = matrices.num_inputs + replica.aux
+                replicated[first : first + replica.template.num_aux] = True
+        return Recording(
+            matrices,
+            assignment,
+            program,
+            self._problem,
+            list(self._hint_names),
+            replicated,
+            self.copies_differ,
+        )
 
     def _program(self, matrices: R1CSMatrices) -> WitnessProgram | None:
         n_in = matrices.num_inputs
         kind = np.asarray(self._kind, dtype=np.uint8)
         arg = np.asarray(self._arg, dtype=np.int64)
         extra = np.asarray(self._extra, dtype=np.int64)
-        lin = SparseMatrix.from_term_dicts(self._lin, n_in, matrices.num_variables)
+        lin = with_replicas(
+            SparseMatrix.from_term_dicts(self._lin, n_in, matrices.num_variables),
+            self.replicas,
+            lambda t: t.lin,
+            lambda r: r.lin,
+            n_in,
+        )
         inverses = [pow(c, -1, _R) for c in self._inverse_index]
         deps_ptr, deps = _dependencies(kind, arg, matrices, lin)
         ops = np.repeat(np.arange(len(kind)), np.diff(deps_ptr))
