@@ -26,9 +26,9 @@ def _append_rows(matrix: SparseMatrix, rows: list[list[tuple[int, int]]]) -> Spa
     cols = np.array([c for r in rows for c, _ in r], dtype=np.int64)
     coeffs = ints_to_limbs([v for r in rows for _, v in r]).reshape(-1, 4)
     return SparseMatrix(
-        indptr=np.concatenate([matrix.indptr, offsets]).astype(np.int64),
-        cols=np.concatenate([matrix.cols, cols]).astype(np.int64),
-        coeffs=np.concatenate([matrix.coeffs.reshape(-1, 4), coeffs]).astype(np.uint64),
+        indptr=np.concatenate([matrix.indptr, offsets]).astype(np.int64, copy=False),
+        cols=np.concatenate([matrix.cols, cols]).astype(np.int64, copy=False),
+        coeffs=np.concatenate([matrix.coeffs.reshape(-1, 4), coeffs]).astype(np.uint64, copy=False),
         num_cols=matrix.num_cols,
     )
 

@@ -36,6 +36,7 @@ from .replicate import (
     call_shape,
     relative_to,
     result_shape,
+    template_dependencies,
     translated,
     with_replicas,
 )
@@ -358,7 +359,7 @@ class RecordingConstraintSystem(ConstraintSystem):
             n_in,
         )
         inverses = [pow(c, -1, _R) for c in self._inverse_index]
-        deps_ptr, deps = _dependencies(kind, arg, matrices, lin)
+        deps_ptr, deps = _dependencies(kind, arg, matrices, lin, self.replicas)
         ops = np.repeat(np.arange(len(kind)), np.diff(deps_ptr))
         later = np.flatnonzero(deps >= ops)
         if len(later):
@@ -392,17 +393,37 @@ def _row_entries(matrix: SparseMatrix, rows: np.ndarray) -> tuple[np.ndarray, np
 
 
 def _dependencies(
-    kind: np.ndarray, arg: np.ndarray, matrices: R1CSMatrices, lin: SparseMatrix
+    kind: np.ndarray,
+    arg: np.ndarray,
+    matrices: R1CSMatrices,
+    lin: SparseMatrix,
+    replicas: list[Replica],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per op, the distinct aux indices it reads (itself excluded), as CSR ``(ptr, deps)``."""
+    """Per op, the distinct aux indices it reads (itself excluded), as CSR ``(ptr, deps)``; a
+    copied call's ops take their template's (:func:`template_dependencies`), not a pass over
+    their rows' entries."""
     n_in = matrices.num_inputs
+    copied = np.zeros(len(kind), dtype=bool)
     owners, columns = [], []
-    solved = np.flatnonzero(kind == SOLVE)
+    templates: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for replica in replicas:
+        first = replica.aux
+        copied[first : first + replica.template.num_aux] = True
+        found = templates.get(id(replica.template))
+        if found is None:
+            found = templates[id(replica.template)] = template_dependencies(replica.template)
+        op, ref = found
+        slot_aux = np.array([~v if v < 0 else -1 for v in replica.slots] + [-1], dtype=np.int64)
+        aux = np.where(ref >= 0, first + ref, slot_aux[np.clip(-2 - ref, 0, len(slot_aux) - 1)])
+        keep = aux >= 0  # a slot that is an input is not a dependency
+        owners.append(first + op[keep])
+        columns.append(n_in + aux[keep])
+    solved = np.flatnonzero((kind == SOLVE) & ~copied)
     for matrix in (matrices.a, matrices.b, matrices.c):
         owner, cols = _row_entries(matrix, arg[solved])
         owners.append(solved[owner])
         columns.append(cols)
-    bits = np.flatnonzero(kind == BIT)
+    bits = np.flatnonzero((kind == BIT) & ~copied)
     owner, cols = _row_entries(lin, arg[bits])
     owners.append(bits[owner])
     columns.append(cols)

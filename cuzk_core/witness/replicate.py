@@ -29,6 +29,8 @@ from cuzk_core.layout import ints_to_limbs
 from cuzk_core.r1cs import ConstraintSystem, LinearCombination, SparseMatrix, Variable
 from cuzk_core.r1cs.lc import ONE
 
+from .program import SOLVE
+
 AUDIT_EVERY = 16
 """Every 16th copy of a shape is recorded for real and compared with its template: a gadget
 whose constraints depend on more than its arguments' shape (a value, a counter) is caught
@@ -37,6 +39,9 @@ MIN_TEMPLATE_ROWS = 64
 """Smaller calls are recorded every time: working out their shape costs what recording does."""
 ONE_REF = -1
 """A template's reference to ONE; internal variable i is ``i``, slot k is ``-2 - k``."""
+
+_ENTRY = np.dtype((np.void, 32))
+"""One coefficient's four limbs as a single record, for fast gathers and scatters."""
 
 Rows = tuple[tuple[tuple[int, int], ...], ...]
 """A template's rows of one matrix: per row, its ``(reference, coefficient)`` entries."""
@@ -193,6 +198,18 @@ def translated(template_result: Any, template_var: Callable[[int], Variable]) ->
     return walk(template_result)
 
 
+def template_dependencies(template: Template) -> tuple[np.ndarray, np.ndarray]:
+    """Per op of a call, the references its row reads other than itself and ONE, as
+    ``(op, reference)`` pairs: every copy of the call shares them."""
+    ops, refs = [], []
+    for j, (kind, arg) in enumerate(zip(template.kind, template.arg, strict=True)):
+        rows = [m[arg] for m in template.rows] if kind == SOLVE else [template.lin[arg]]
+        read = {r for row in rows for r, _ in row if r != ONE_REF and r != j}
+        ops += [j] * len(read)
+        refs += sorted(read)
+    return np.array(ops, dtype=np.int64), np.array(refs, dtype=np.int64)
+
+
 def with_replicas(
     base: SparseMatrix,
     replicas: Sequence[Replica],
@@ -221,7 +238,8 @@ def with_replicas(
     base_counts = np.diff(base.indptr)
     base_dest = np.arange(base.nnz) + np.repeat(indptr[:-1] - base.indptr[:-1], base_counts)
     cols[base_dest] = base.cols
-    coeffs[base_dest] = base.coeffs
+    # through 32-byte records: scattering (n, 4) rows with an index array is many times slower
+    coeffs.view(_ENTRY)[base_dest, 0] = np.ascontiguousarray(base.coeffs).view(_ENTRY)[:, 0]
     for replica in replicas:
         entries = prepared[id(replica.template)]
         begin = int(indptr[start_of(replica)])
