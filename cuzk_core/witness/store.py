@@ -89,17 +89,22 @@ def _checksums(data: memoryview) -> list[int]:
     return [zlib.crc32(data[k : k + _CHUNK]) for k in range(0, len(data), _CHUNK)] or [0]
 
 
+def _interned(strings: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Each string's index into the table of the distinct ones (in first-seen order): one
+    dict lookup a string, where ``np.unique`` over objects sorted millions of them."""
+    table = {s: i for i, s in enumerate(dict.fromkeys(strings))}
+    return np.fromiter(map(table.__getitem__, strings), np.uint32, len(strings)), list(table)
+
+
 def _names_arrays(names: ConstraintNames) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
-    bare, bare_index = np.unique(np.asarray(names.names, dtype=object), return_inverse=True)
-    prefix, prefix_index = np.unique(
-        np.asarray(names.mark_prefix, dtype=object), return_inverse=True
-    )
+    bare_index, bare = _interned(names.names)
+    prefix_index, prefix = _interned(names.mark_prefix)
     arrays: dict[str, np.ndarray] = {
-        "name_index": bare_index.astype(np.uint32).ravel(),
+        "name_index": bare_index,
         "mark_at": np.asarray(names.mark_at, dtype=np.int64),
-        "mark_prefix_index": prefix_index.astype(np.uint32).ravel(),
+        "mark_prefix_index": prefix_index,
     }
-    return arrays, {"names": [str(s) for s in bare], "prefixes": [str(s) for s in prefix]}
+    return arrays, {"names": bare, "prefixes": prefix}
 
 
 def save(path: Path, digest: str, program: WitnessProgram, proving: R1CSMatrices) -> int:
