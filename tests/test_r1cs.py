@@ -260,6 +260,40 @@ def test_coefficients_convert_per_distinct_value_across_chunks(monkeypatch):
     monkeypatch.setattr(matrices, "_DISTINCT_CHUNK", 3)
     rng = random.Random(5)
     values = [0, 1, R - 1, 1, 1, *(rng.randrange(R) for _ in range(8)), 0]
-    got = matrices._coefficient_limbs(iter(values), len(values))
-    assert (got == ints_to_limbs(values)).all()
-    assert matrices._coefficient_limbs(iter([]), 0).shape == (0, 4)
+    codes, table = matrices._coefficient_codes(iter(values), len(values))
+    assert (table[codes] == ints_to_limbs(values)).all()
+    assert len(table) == 2 + 3 + 3 + 3 + 2  # distinct values per chunk of 3 (and the last 2)
+    codes, table = matrices._coefficient_codes(iter([]), 0)
+    assert codes.shape == (0,) and table.shape == (0, 4)
+
+
+def test_term_dicts_shared_by_rows_match_from_rows() -> None:
+    """Rows handing over one dict object are converted once; the matrix is the row-wise one."""
+    x, y, z = (Variable(VariableKind.AUX, i) for i in range(3))
+    shared = {z: 7, ONE: 1, x: 0, Variable(VariableKind.INPUT, 1): R - 1}
+    other = {y: 3, x: 2}
+    dicts = [shared, other, {}, shared, dict(shared), other, shared]
+    m = SparseMatrix.from_term_dicts(dicts, num_inputs=2, num_cols=5)
+    rows = [[(k if k >= 0 else 2 + ~k, v) for k, v in d.items()] for d in dicts]
+    expected = SparseMatrix.from_rows(rows, num_cols=5)
+    assert list(m.rows()) == list(expected.rows())
+    assert next(m.rows()) == [(0, 1), (1, R - 1), (4, 7)]
+    for field in ("indptr", "cols", "coeffs"):
+        assert np.array_equal(getattr(m, field), getattr(expected, field))
+    with pytest.raises(ValueError, match="out of range"):
+        SparseMatrix.from_term_dicts([other, {Variable(VariableKind.AUX, 3): 1}], 2, 5)
+    # input 2 of a 2-input system lands on aux 0's column
+    with pytest.raises(ValueError, match="twice"):
+        SparseMatrix.from_term_dicts([other, {Variable(VariableKind.INPUT, 2): 1, x: 1}], 2, 5)
+
+
+def test_matrix_with_more_cells_than_int64_keys() -> None:
+    """row·num_cols + col past int64 falls back to column ranks, with the same matrix."""
+    big = 1 << 62
+    rows = [[(big - 1, 5), (3, 1), (big - 7, 0)], [], [(3, 2), (0, 1)], [(big - 1, 9)]]
+    m = SparseMatrix.from_rows(rows, num_cols=big)
+    assert list(m.rows()) == [[(3, 1), (big - 1, 5)], [], [(0, 1), (3, 2)], [(big - 1, 9)]]
+    with pytest.raises(ValueError, match="twice"):
+        SparseMatrix.from_rows([[(big - 1, 1)], [(5, 1), (big - 1, 2), (5, 3)]], num_cols=big)
+    empty = SparseMatrix.from_rows([[], []], num_cols=0)
+    assert empty.indptr.tolist() == [0, 0, 0] and empty.coeffs.shape == (0, 4)

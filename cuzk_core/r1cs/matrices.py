@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, islice, pairwise
+from itertools import chain, count, islice, pairwise
 
 import attrs
 import numpy as np
@@ -17,24 +18,93 @@ from .lc import Variable
 _R = FR_MODULUS
 _SCALAR_LIMBS = 4
 _DISTINCT_CHUNK = 1 << 20
-"""Coefficients whose distinct values are converted together (bounds the table of them)."""
+"""Coefficients coded through one dict of their distinct values (bounds that dict's size)."""
 
 
-def _coefficient_limbs(values: Iterable[int], count: int) -> np.ndarray:
-    """The ``(count, 4)`` limbs of ``count`` canonical ``values``, each distinct value of a chunk
-    converted once: circuits repeat a few constants (±1, S-box and MDS constants), and one
-    conversion per entry was 12 of 17 s of the matrices of a 2^18 porep-lite."""
-    out = np.empty((count, _SCALAR_LIMBS), dtype=np.uint64)
+def _coefficient_codes(values: Iterable[int], nnz: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, table)`` for ``nnz`` canonical ``values``: ``table[codes[i]]`` are the 4 limbs
+    of value i. Circuits repeat a few constants (±1, S-box and MDS constants), so each distinct
+    value of a chunk is converted once and the entries carry an 8-byte code, not 32 bytes of
+    limbs, until the sorted matrix gathers them with ``np.take(table, codes, axis=0)`` (~4x
+    faster than ``table[codes]``)."""
+    codes = np.empty(nnz, dtype=np.int64)
+    tables = [np.empty((0, _SCALAR_LIMBS), dtype=np.uint64)]
+    coded = 0
     remaining = iter(values)
-    for start in range(0, count, _DISTINCT_CHUNK):
-        size = min(_DISTINCT_CHUNK, count - start)
-        code: dict[int, int] = {}
-        codes = np.fromiter(
-            (code.setdefault(v, len(code)) for v in islice(remaining, size)), np.int64, size
+    for start in range(0, nnz, _DISTINCT_CHUNK):
+        size = min(_DISTINCT_CHUNK, nnz - start)
+        # a missing value gets the next code: the lookups run in C, where a generator with
+        # setdefault per entry was most of the matrices' time; keys keep the codes' order
+        code: defaultdict[int, int] = defaultdict(count(coded).__next__)
+        codes[start : start + size] = np.fromiter(
+            map(code.__getitem__, islice(remaining, size)), np.int64, size
         )
-        table = ints_to_limbs(list(code), _SCALAR_LIMBS)
-        np.take(table, codes, axis=0, out=out[start : start + size])
-    return out
+        tables.append(ints_to_limbs(list(code), _SCALAR_LIMBS))
+        coded += len(code)
+    return codes, np.concatenate(tables)
+
+
+def _check_cols(cols: np.ndarray, num_cols: int) -> None:
+    """Raise unless every column is in ``0..num_cols - 1`` (zero coefficients' included)."""
+    if len(cols) and (cols.min() < 0 or cols.max() >= num_cols):
+        raise ValueError(f"column index out of range 0..{num_cols - 1}")
+
+
+def _row_order(
+    counts: np.ndarray, cols: np.ndarray, codes: np.ndarray, table: np.ndarray, num_cols: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, order)`` of the CSR matrix whose row i holds the next ``counts[i]`` entries,
+    less those whose coefficient (``table[codes]``) is zero: ``order`` indexes the kept entries
+    row by row, in ascending column order. Only the order is returned, so that the caller's
+    unsorted arrays can be freed one by one as it gathers them."""
+    n_rows = len(counts)
+    width = max(int(num_cols), 1)
+    if n_rows * width >= 1 << 63:
+        # row·num_cols + col would overflow int64: key on each column's rank among the columns
+        # present instead (at most nnz of them)
+        ranks = np.unique(cols, return_inverse=True)[1].reshape(-1)
+        width = max(len(cols), 1)
+    else:
+        ranks = cols
+    # one int64 key per entry, row·width + col: a single sort orders rows, then columns
+    starts = np.arange(n_rows + 1, dtype=np.int64) * width
+    key = np.repeat(starts[:-1], counts)
+    key += ranks
+    del ranks
+    zero = ~table.any(axis=1)
+    if zero.any():
+        dropped = zero[codes]
+        counts = counts - np.bincount(key[dropped] // width, minlength=n_rows)
+        # past every row's keys: the dropped entries sort last, where the order is cut
+        key[dropped] = starts[-1]
+    # rows arrive in order, so the keys come in runs: a stable sort is ~2.5x the default here
+    order = np.argsort(key, kind="stable")[: int(counts.sum())]
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr, order
+
+
+def _reject_repeats(indptr: np.ndarray, cols: np.ndarray) -> None:
+    """Raise if a row of the CSR ``(indptr, cols)``, its columns sorted, names one twice."""
+    repeats = cols[1:] == cols[:-1]
+    # a pair straddling a row start is two rows' entries
+    row_starts = indptr[1:-1]
+    repeats[row_starts[(row_starts > 0) & (row_starts < len(cols))] - 1] = False
+    if repeats.any():
+        raise ValueError("a row names the same column twice")
+
+
+def _spread_rows(
+    indptr: np.ndarray, cols: np.ndarray, codes: np.ndarray, which: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CSR ``(indptr, cols, codes)`` whose row i is row ``which[i]`` of the given one."""
+    counts = np.diff(indptr)[which]
+    out_ptr = np.zeros(len(which) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out_ptr[1:])
+    # entry k of output row i is entry k - out_ptr[i] + indptr[which[i]] of the source
+    source = np.repeat(indptr[which] - out_ptr[:-1], counts)
+    source += np.arange(len(source), dtype=np.int64)
+    return out_ptr, cols[source], codes[source]
 
 
 @attrs.frozen(eq=False)
@@ -82,43 +152,63 @@ class SparseMatrix:
     def from_rows(cls, rows: Iterable[Sequence[tuple[int, int]]], num_cols: int) -> SparseMatrix:
         """Build from per-row ``(col, coeff)`` lists; coefficients reduced mod r, zeros dropped."""
         rows = list(rows)
-        counts = [len(row) for row in rows]
-        cols = np.fromiter((col for row in rows for col, _ in row), np.int64, sum(counts))
-        coeffs = (coeff % _R for row in rows for _, coeff in row)
-        return cls._from_entries(counts, cols, coeffs, num_cols)
+        counts = np.fromiter(map(len, rows), np.int64, len(rows))
+        nnz = int(counts.sum())
+        cols = np.fromiter((col for row in rows for col, _ in row), np.int64, nnz)
+        _check_cols(cols, num_cols)
+        codes, table = _coefficient_codes((coeff % _R for row in rows for _, coeff in row), nnz)
+        indptr, order = _row_order(counts, cols, codes, table, num_cols)
+        # one gather per statement: the unsorted array is freed before the next is gathered
+        cols = cols[order]
+        codes = codes[order]
+        del order
+        _reject_repeats(indptr, cols)
+        return cls(indptr, cols, np.take(table, codes, axis=0), num_cols)
 
     @classmethod
     def from_term_dicts(
         cls, rows: Sequence[dict[Variable, int]], num_inputs: int, num_cols: int
     ) -> SparseMatrix:
         """Build from linear-combination term dicts (canonical coefficients), mapping each
-        variable to its column in z = [1, inputs..., aux...]."""
-        counts = [len(row) for row in rows]
-        keys = np.fromiter(chain.from_iterable(rows), np.int64, sum(counts))
-        cols = np.where(keys >= 0, keys, num_inputs + ~keys)
-        coeffs = chain.from_iterable(row.values() for row in rows)
-        return cls._from_entries(counts, cols, coeffs, num_cols)
+        variable to its column in z = [1, inputs..., aux...].
 
-    @classmethod
-    def _from_entries(
-        cls, counts: list[int], cols: np.ndarray, coeffs: Iterable[int], num_cols: int
-    ) -> SparseMatrix:
-        n_rows = len(counts)
-        if len(cols) and (cols.min() < 0 or cols.max() >= num_cols):
-            raise ValueError(f"column index out of range 0..{num_cols - 1}")
-        row_ids = np.repeat(np.arange(n_rows, dtype=np.int64), counts)
-        limbs = _coefficient_limbs(coeffs, len(cols))
-        kept = np.flatnonzero(limbs.any(axis=1))
-        row_ids, cols = row_ids[kept], cols[kept]
-        order = np.lexsort((cols, row_ids))
-        row_ids, cols = row_ids[order], cols[order]
-        # one gather through np.take: indexing the (n, 4) limbs with an index array is ~30x slower
-        limbs = np.take(limbs, kept[order], axis=0)
-        if np.any((row_ids[1:] == row_ids[:-1]) & (cols[1:] == cols[:-1])):
-            raise ValueError("a row names the same column twice")
-        indptr = np.zeros(n_rows + 1, dtype=np.int64)
-        np.cumsum(np.bincount(row_ids, minlength=n_rows), out=indptr[1:])
-        return cls(indptr=indptr, cols=cols, coeffs=limbs, num_cols=num_cols)
+        Rows often hand over the very same dict object (a gadget reuses one combination: a third
+        of porep-lite's B rows, half its terms), so each distinct object's terms are read, coded
+        and sorted once, then copied to its rows with array gathers: reading the terms from
+        Python is most of the cost.
+        """
+        # each row's dict object by address (id), repeats found by one sort: a dict from ids to
+        # slots cost ~0.5 µs a row
+        ids = np.fromiter(map(id, rows), np.uint64, len(rows))
+        _, firsts, slots = np.unique(ids, return_index=True, return_inverse=True)
+        del ids
+        distinct, which = rows, None
+        if len(firsts) < len(rows):
+            # number the distinct objects in order of first appearance, so they follow the rows
+            by_first = np.argsort(firsts)
+            rank = np.empty_like(by_first)
+            rank[by_first] = np.arange(len(by_first))
+            which = rank[slots]
+            distinct = list(map(rows.__getitem__, firsts[by_first].tolist()))
+        del firsts, slots
+        counts = np.fromiter(map(len, distinct), np.int64, len(distinct))
+        nnz = int(counts.sum())
+        cols = np.fromiter(chain.from_iterable(distinct), np.int64, nnz)
+        # aux variable j is keyed ~j (negative): its column is num_inputs + j, converted in place
+        aux = cols < 0
+        np.invert(cols, out=cols, where=aux)
+        np.add(cols, num_inputs, out=cols, where=aux)
+        del aux
+        _check_cols(cols, num_cols)
+        codes, table = _coefficient_codes(chain.from_iterable(map(dict.values, distinct)), nnz)
+        indptr, order = _row_order(counts, cols, codes, table, num_cols)
+        cols = cols[order]
+        codes = codes[order]
+        del order
+        _reject_repeats(indptr, cols)
+        if which is not None:
+            indptr, cols, codes = _spread_rows(indptr, cols, codes, which)
+        return cls(indptr, cols, np.take(table, codes, axis=0), num_cols)
 
     def rows(self) -> Iterator[list[tuple[int, int]]]:
         """Each row as a list of ``(col, coeff)`` with plain ints, for plain-Python users."""
