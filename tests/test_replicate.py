@@ -194,3 +194,11 @@ def test_the_compile_copies_by_default_and_the_profile_can_switch_it_off(tmp_pat
     assert np.array_equal(synthesized.witness, full_synthesized.witness)
     for name in PROGRAM_ARRAYS:
         assert np.array_equal(getattr(copied.program, name), getattr(full.program, name))
+
+
+def test_past_the_bound_on_held_templates_calls_are_recorded_as_they_come(monkeypatch):
+    monkeypatch.setattr("cuzk_core.witness.record.MAX_HELD_ENTRIES", 0)
+    copied, cs = _recorded(PorepLite(challenges=5, depth=1), replicate=True)
+    assert cs.replicas == []
+    full, _ = _recorded(PorepLite(challenges=5, depth=1), replicate=False)
+    _assert_same(full, copied)

@@ -27,6 +27,7 @@ from cuzk_core.r1cs.lc import ONE, VariableKind
 from .program import BIT, HINT, SOLVE, WitnessProgram, levels_of
 from .replicate import (
     AUDIT_EVERY,
+    MAX_HELD_ENTRIES,
     MIN_TEMPLATE_ROWS,
     ONE_REF,
     NotReplicable,
@@ -75,6 +76,8 @@ class RecordingConstraintSystem(ConstraintSystem):
         """Shapes recorded once (their template) or refused (None)."""
         self._copyable: dict[Hashable, Template] = {}
         self._copies: dict[Hashable, int] = {}
+        self._held = 0
+        """Entries of the templates of shapes seen once (bounded by MAX_HELD_ENTRIES)."""
         self.replicas: list[Replica] = []
         self.copies_differ: str | None = None
         """Set when an audited copy's real recording differed from its template: the copies
@@ -199,12 +202,17 @@ class RecordingConstraintSystem(ConstraintSystem):
         if seen is None:
             return self._run(gadget, args, kwargs)
         result, template = self._recorded(gadget, args, kwargs, slots)
+        if seen is not ...:
+            self._held -= seen.num_entries
         if template is None or (seen is not ... and not seen.same_as(template)):
             self._seen[shape] = None
-        elif seen is ...:
-            self._seen[shape] = template
-        else:
+        elif seen is not ...:
             self._copyable[shape] = seen
+        elif self._held + template.num_entries > MAX_HELD_ENTRIES:
+            self._seen[shape] = None  # too many shapes seen once: record the rest as they come
+        else:
+            self._seen[shape] = template
+            self._held += template.num_entries
         return result
 
     def _recorded(

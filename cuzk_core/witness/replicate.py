@@ -35,6 +35,9 @@ AUDIT_EVERY = 16
 """Every 16th copy of a shape is recorded for real and compared with its template: a gadget
 whose constraints depend on more than its arguments' shape (a value, a counter) is caught
 there, and the compile is recorded again without copies."""
+MAX_HELD_ENTRIES = 1 << 21
+"""Templates of shapes seen only once may hold this many entries in all (~200 MB of tuples);
+a circuit of many one-off shapes then records the rest without keeping templates."""
 MIN_TEMPLATE_ROWS = 64
 """Smaller calls are recorded every time: working out their shape costs what recording does."""
 ONE_REF = -1
@@ -121,6 +124,11 @@ class Template:
             for f in attrs.fields(Template)
             if f.name != "example"
         )
+
+    @property
+    def num_entries(self) -> int:
+        """Entries of its rows and lin rows: what holding it costs."""
+        return sum(len(row) for rows in (*self.rows, self.lin) for row in rows)
 
     @property
     def num_rows(self) -> int:
