@@ -71,7 +71,7 @@ def _row_order(
     key = np.repeat(starts[:-1], counts)
     key += ranks
     del ranks
-    zero = ~table.any(axis=1)
+    zero = ~np.asarray(table.any(axis=1))
     if zero.any():
         dropped = zero[codes]
         counts = counts - np.bincount(key[dropped] // width, minlength=n_rows)

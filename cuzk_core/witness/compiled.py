@@ -141,6 +141,8 @@ def compile_circuit(
             print(f"cuzk: recompiling {circuit.name}: {why}", file=sys.stderr)
     compiled, synthesized = _record(backend, circuit, digest or "uncached")
     if compiled.program is not None:
+        witness = synthesized.witness
+        del synthesized  # the recording's matrices: from here on, the proving rows' views
         compiled.program, compiled.proving_matrices = with_proving_rows(compiled.program)
         if use_cache and digest is not None:
             path = compiled_path(digest)
@@ -148,8 +150,11 @@ def compile_circuit(
                 compiled.cache_bytes = store.save(
                     path, digest, compiled.program, compiled.proving_matrices
                 )
-                # the mapped file from now on (and its first full check, which stamps it)
+                # the mapped file from now on (and its first full check, which stamps it);
+                # the copy in memory goes first, so the two are never both resident
+                compiled.program = compiled.proving_matrices = None
                 compiled.program, compiled.proving_matrices = store.load(path, digest)
+        synthesized = Synthesized(compiled.program.matrices, witness)
     if use_cache and digest is not None:
         _remember(compiled)
     return compiled, synthesized

@@ -155,7 +155,7 @@ class Replica:
 def relative_to(aux_start: int, aux_end: int, slots: Sequence[Variable]) -> Callable[[int], int]:
     """A call's variable → template reference map; :class:`NotReplicable` for a variable
     outside the call (not allocated in it, not an argument, not ONE)."""
-    slot_of = {v: -2 - k for k, v in enumerate(slots)}
+    slot_of: dict[int, int] = {v: -2 - k for k, v in enumerate(slots)}
 
     def ref(v: int) -> int:
         if v == ONE:
@@ -165,7 +165,7 @@ def relative_to(aux_start: int, aux_end: int, slots: Sequence[Variable]) -> Call
         try:
             return slot_of[v]
         except KeyError:
-            raise NotReplicable(f"reads {Variable.__repr__(v)}, not an argument") from None
+            raise NotReplicable(f"reads {v!r}, not an argument") from None
 
     return ref
 
