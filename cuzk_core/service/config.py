@@ -21,6 +21,7 @@ allowed (exit status 2)::
     fetched_ttl_s = 600      # fetched results this long
     trace = "trace.jsonl"    # every job's spans on one clock, for `cuzk trace show`
     warm_up_proofs = 2       # throwaway proofs of each preloaded embedded-circuit key at start
+                             # (`cuzk serve`; a fleet's workers preload when the head asks)
 
     [residency]
     budget_mib = 4096        # hot keys' memory
