@@ -9,6 +9,7 @@ import pytest
 
 from cuzk_core.circuits import PorepLite
 from cuzk_core.gadgets.num import PLACEHOLDER_NUM, AllocatedNum, Num
+from cuzk_core.groth16.qap import with_input_rows
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.r1cs import LinearCombination, gadget
@@ -49,6 +50,11 @@ def _assert_same(full: Recording, copied: Recording) -> None:
         assert np.array_equal(getattr(full.program, name), getattr(copied.program, name)), name
     assert _same_matrix(full.program.lin, copied.program.lin)
     assert full.hint_names == copied.hint_names
+    appended = with_input_rows(full.matrices)  # what the prover appends, in other memory
+    for side in "abc":
+        assert _same_matrix(getattr(appended, side), getattr(copied.proving, side)), side
+        rows = getattr(copied.matrices, side)
+        assert np.shares_memory(rows.cols, getattr(copied.proving, side).cols)
 
 
 @pytest.mark.parametrize(("challenges", "depth"), [(3, 1), (20, 2), (2 * AUDIT_EVERY + 5, 1)])

@@ -6,8 +6,8 @@ which must give back the recorded witness bit for bit, and is cached on disk
 (``$CUZK_CACHE_DIR/compiled/<digest>/circuit.cuzkc``, :mod:`.store`) under a digest of the shape
 and of the source of the constraint system, the gadget library and the circuit's module, so
 editing a gadget recompiles. The program's matrices are the first rows of the proving matrices
-(the input rows Groth16 appends come last): one copy, mapped from the cache file when there is
-one.
+(the input rows Groth16 appends come last, built in the same allocation by the recorder): one
+copy, mapped from the cache file when there is one.
 Each later proof replays the circuit without its gadgets (its inputs and hints) and asks the
 backend's ``cuzk_witness`` for z. A circuit the recorder cannot follow runs its gadgets every
 time (the slow path); :attr:`Compiled.problem` says why.
@@ -93,22 +93,6 @@ def compiled_path(digest: str) -> Path:
     return cache_dir() / "compiled" / digest / "circuit.cuzkc"
 
 
-def with_proving_rows(program: WitnessProgram) -> tuple[WitnessProgram, R1CSMatrices]:
-    """``program`` re-pointed at the first rows of its proving matrices, and those matrices (its
-    own with the input rows appended): one copy of the rows for both."""
-    from cuzk_core.groth16.qap import with_input_rows
-
-    proving = with_input_rows(program.matrices)
-    rows = program.matrices.num_constraints
-    matrices = attrs.evolve(
-        program.matrices,
-        a=proving.a.first_rows(rows),
-        b=proving.b.first_rows(rows),
-        c=proving.c.first_rows(rows),
-    )
-    return attrs.evolve(program, matrices=matrices), proving
-
-
 def compile_circuit(
     backend: Backend, circuit: Any, *, use_cache: bool = True
 ) -> tuple[Compiled, Synthesized | None]:
@@ -142,9 +126,9 @@ def compile_circuit(
     compiled, synthesized = _record(backend, circuit, digest or "uncached")
     if compiled.program is not None:
         witness = synthesized.witness
-        del synthesized  # the recording's matrices: from here on, the proving rows' views
-        compiled.program, compiled.proving_matrices = with_proving_rows(compiled.program)
+        del synthesized  # its matrices are views of the proving rows, which may be replaced
         if use_cache and digest is not None:
+            assert compiled.proving_matrices is not None  # made with every program
             path = compiled_path(digest)
             with timer.span("save_compiled"):
                 compiled.cache_bytes = store.save(
@@ -208,7 +192,8 @@ def _record(backend: Backend, circuit: Any, digest: str) -> tuple[Compiled, Synt
             replicate = False
         if problem is not None:
             program = None
-    compiled = Compiled(digest, program, problem=problem, compile_ms=span.ms)
+    proving = recording.proving if program is not None else None
+    compiled = Compiled(digest, program, proving, problem=problem, compile_ms=span.ms)
     return compiled, Synthesized(recording.matrices, witness)
 
 

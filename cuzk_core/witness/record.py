@@ -57,6 +57,8 @@ class Recording:
     program: WitnessProgram | None
     problem: str | None
     hint_names: list[str]
+    proving: R1CSMatrices
+    """The matrices with Groth16's input rows after them; ``matrices`` are its first rows."""
     replicated: np.ndarray | None = None
     """Per column of z, whether a copied call owns it (its assignment value is a zero, not the
     witness); None when no call was copied."""
@@ -315,23 +317,43 @@ class RecordingConstraintSystem(ConstraintSystem):
         result, template_ref = template.example
         return translated(result, variable)
 
-    def matrices(self) -> R1CSMatrices:
-        """A, B and C, copied calls' rows included."""
-        base = super().matrices()
-        if not self.replicas:
-            return base
-        n_in = base.num_inputs
+    def proving_matrices(self) -> R1CSMatrices:
+        """A, B and C with copied calls' rows and, after the circuit's rows, the input rows
+        Groth16 appends (``z_i · 0 = 0``, as :func:`~cuzk_core.groth16.qap.with_input_rows`):
+        built in one allocation, so the compile never holds the matrices twice."""
+        n_in, rows = self.num_inputs, self.num_constraints
+        n_cols = n_in + self.num_aux
+        input_rows = [{Variable(VariableKind.INPUT, i): 1} for i in range(n_in)]
+        no_rows = [_EMPTY_ROW] * n_in
 
-        def filled(matrix: SparseMatrix, which: int) -> SparseMatrix:
+        def side(dicts: list[dict[Variable, int]], extra: list, which: int) -> SparseMatrix:
             return with_replicas(
-                matrix, self.replicas, lambda t: t.rows[which], lambda r: r.row, n_in
+                SparseMatrix.from_term_dicts(dicts + extra, n_in, n_cols),
+                self.replicas,
+                lambda t: t.rows[which],
+                lambda r: r.row,
+                n_in,
             )
 
-        return attrs.evolve(base, a=filled(base.a, 0), b=filled(base.b, 1), c=filled(base.c, 2))
+        return R1CSMatrices(
+            num_inputs=n_in,
+            num_aux=self.num_aux,
+            num_constraints=rows + n_in,
+            a=side(self._a, input_rows, 0),
+            b=side(self._b, no_rows, 1),
+            c=side(self._c, no_rows, 2),
+            names=self.names(),
+        )
+
+    def matrices(self) -> R1CSMatrices:
+        """A, B and C, copied calls' rows included: the first rows of
+        :meth:`proving_matrices`, as views."""
+        return _circuit_rows(self.proving_matrices())
 
     def recording(self) -> Recording:
         """The matrices, the assignment and the program (or why there is none)."""
-        matrices = self.matrices()
+        proving = self.proving_matrices()
+        matrices = _circuit_rows(proving)
         assignment = self.assignment()
         for _, var_name in self._pending:
             self._fail(f"{var_name!r} (alloc_solved) is never fixed by a constraint")
@@ -350,6 +372,7 @@ class RecordingConstraintSystem(ConstraintSystem):
             program,
             self._problem,
             list(self._hint_names),
+            proving,
             replicated,
             self.copies_differ,
         )
@@ -389,6 +412,18 @@ class RecordingConstraintSystem(ConstraintSystem):
             level_ptr=level_ptr,
             level_ops=level_ops,
         )
+
+
+def _circuit_rows(proving: R1CSMatrices) -> R1CSMatrices:
+    """The circuit's own rows of ``proving`` (all but the input rows), as views."""
+    rows = proving.num_constraints - proving.num_inputs
+    return attrs.evolve(
+        proving,
+        num_constraints=rows,
+        a=proving.a.first_rows(rows),
+        b=proving.b.first_rows(rows),
+        c=proving.c.first_rows(rows),
+    )
 
 
 def _row_entries(matrix: SparseMatrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

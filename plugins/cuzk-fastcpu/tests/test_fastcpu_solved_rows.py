@@ -9,7 +9,6 @@ from cuzk_fastcpu import kernels, plugin, solved_rows
 
 from cuzk_core.circuits import PorepLite
 from cuzk_core.groth16.qap import with_input_rows
-from cuzk_core.witness.compiled import with_proving_rows
 from cuzk_core.witness.record import RecordingConstraintSystem
 from cuzk_core.witness.replay import replay
 
@@ -19,7 +18,8 @@ def compiled():
     cs = RecordingConstraintSystem()
     circuit = PorepLite(challenges=3, depth=4, seed=1)
     circuit.synthesize(cs)
-    program, proving = with_proving_rows(cs.recording().program)
+    recording = cs.recording()
+    program, proving = recording.program, recording.proving  # the program's rows are views
     return program, proving, replay(PorepLite(challenges=3, depth=4, seed=2), program)
 
 
