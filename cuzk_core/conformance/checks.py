@@ -890,6 +890,7 @@ def _porep_lite(challenges: int, depth: int) -> Callable[[int], Any]:
 COMPILED_CIRCUITS: dict[str, Callable[[random.Random], Callable[[int], Any]]] = {
     "porep-lite-1x1": lambda rng: _porep_lite(1, 1),
     "porep-lite-2x3": lambda rng: _porep_lite(2, 3),
+    "porep-lite-5x1-copied": lambda rng: _porep_lite(5, 1),  # 3 of its 5 paths are copies
     "tiny-all-hints": lambda rng: lambda seed: TinyCircuit(seed * 7919 % R, steps=4),
     "random-gadgets": lambda rng: functools.partial(GadgetCircuit, rng.randrange(1 << 30)),
 }
