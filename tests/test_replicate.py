@@ -208,3 +208,31 @@ def test_past_the_bound_on_held_templates_calls_are_recorded_as_they_come(monkey
     assert cs.replicas == []
     full, _ = _recorded(PorepLite(challenges=5, depth=1), replicate=False)
     _assert_same(full, copied)
+
+
+@gadget(lambda *args, **kwargs: PLACEHOLDER_NUM)
+def _valued(cs, x: AllocatedNum) -> Num:
+    """A chain whose result carries a value that differs call by call."""
+    a = x
+    for _ in range(70):
+        a = a.mul(cs, x)
+    return Num(a.lc, a.value)
+
+
+class _Valued:
+    name = "test-valued"
+
+    def knobs(self):
+        return {}
+
+    def synthesize(self, cs):
+        for k in range(8):
+            with cs.namespace(f"call {k}"):
+                _valued(cs, AllocatedNum.alloc(cs, "x", k + 2))
+
+
+def test_results_whose_values_differ_call_by_call_are_still_copied():
+    copied, cs = _recorded(_Valued(), replicate=True)
+    assert len(cs.replicas) == 6
+    full, _ = _recorded(_Valued(), replicate=False)
+    _assert_same(full, copied)

@@ -58,37 +58,41 @@ def call_shape(
     fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any]
 ) -> tuple[Hashable, list[Variable]]:
     """The call's shape and its slot variables in slot order (ONE is never a slot)."""
-    slots: dict[Variable, int] = {}
-    shape = (fn, _shape(args, slots), _shape(tuple(sorted(kwargs.items())), slots))
+    slots: dict[Variable, int] = {}  # numbered by first occurrence
+
+    def slot(v: Variable) -> int:
+        return ONE_REF if v == ONE else -2 - slots.setdefault(v, len(slots))
+
+    shape = (fn, _as_data(args, slot, True), _as_data(tuple(sorted(kwargs.items())), slot, True))
     return shape, list(slots)
 
 
-def _slot(v: Variable, slots: dict[Variable, int]) -> int:
-    if v == ONE:
-        return ONE_REF
-    return -2 - slots.setdefault(v, len(slots))
-
-
-def _shape(obj: Any, slots: dict[Variable, int]) -> Hashable:
+def _as_data(obj: Any, ref: Callable[[Variable], int], arguments: bool) -> Hashable:
+    """``obj`` as hashable data, its variables through ``ref`` and fields named ``value`` (witness
+    values) left out. Arguments may also hold the constraint system and hashable objects (kept
+    by identity); anything else is :class:`NotReplicable`."""
     kind = type(obj)
     if kind is Variable:
-        return ("v", _slot(obj, slots))
+        return ("v", ref(obj))
     if kind is LinearCombination:
-        return ("lc", tuple((_slot(v, slots), c) for v, c in obj.terms.items()))
+        return ("lc", tuple((ref(v), c) for v, c in obj.terms.items()))
     if kind in (int, bool, str, float, type(None)):
         return (kind.__name__, obj)
     if kind in (list, tuple):
-        return (kind.__name__, tuple(_shape(x, slots) for x in obj))
-    if isinstance(obj, ConstraintSystem):
-        return "cs"
+        return (kind.__name__, tuple(_as_data(x, ref, arguments) for x in obj))
     if attrs.has(kind):
+        fields = attrs.fields(kind)
         return (
             kind,
             tuple(
-                None if f.name == "value" else _shape(getattr(obj, f.name), slots)
-                for f in attrs.fields(kind)
+                None if f.name == "value" else _as_data(getattr(obj, f.name), ref, arguments)
+                for f in fields
             ),
         )
+    if not arguments:
+        raise NotReplicable(f"returns a {kind.__name__}")
+    if isinstance(obj, ConstraintSystem):
+        return "cs"
     try:
         hash(obj)
     except TypeError:
@@ -170,20 +174,10 @@ def relative_to(aux_start: int, aux_end: int, slots: Sequence[Variable]) -> Call
     return ref
 
 
-def result_shape(obj: Any, ref: Callable[[int], int]) -> Hashable:
-    """A gadget's result as data, its variables as references (what two calls must share)."""
-    kind = type(obj)
-    if kind is Variable:
-        return ("v", ref(obj))
-    if kind is LinearCombination:
-        return ("lc", tuple((ref(v), c) for v, c in obj.terms.items()))
-    if kind in (list, tuple):
-        return (kind.__name__, tuple(result_shape(x, ref) for x in obj))
-    if attrs.has(kind):
-        return (kind, tuple(result_shape(getattr(obj, f.name), ref) for f in attrs.fields(kind)))
-    if kind in (int, bool, str, float, type(None)):
-        return (kind.__name__, obj)
-    raise NotReplicable(f"returns a {kind.__name__}")
+def result_shape(obj: Any, ref: Callable[[Variable], int]) -> Hashable:
+    """A gadget's result as data, its variables as references (what two calls must share;
+    values are left out, as in arguments)."""
+    return _as_data(obj, ref, False)
 
 
 def translated(template_result: Any, template_var: Callable[[int], Variable]) -> Any:
