@@ -30,14 +30,21 @@ class Backend:
 
     ``b_g2`` is the façade that runs the B·G2 MSM: this one, or the CPU backend the profile's
     ``msm.b_g2_on`` names (sharing this one's profile and timer), run beside the G1 MSMs.
+    ``accelerated``: its hooks compute on an accelerator, so the host is free beside them.
     """
 
     def __init__(
-        self, pm: pluggy.PluginManager, ctx: BackendContext, b_g2: Backend | None = None
+        self,
+        pm: pluggy.PluginManager,
+        ctx: BackendContext,
+        b_g2: Backend | None = None,
+        *,
+        accelerated: bool = False,
     ) -> None:
         self._hook = pm.hook
         self.ctx = ctx
         self.b_g2 = self if b_g2 is None else b_g2
+        self.accelerated = accelerated
 
     @property
     def name(self) -> str:

@@ -110,7 +110,9 @@ class Plugins:
                 f"profile {profile.name}: msm.b_g2_on = {placement!r} computes on "
                 f'{self.backends[placement].device}; it must be "{B_G2_ON_DEVICE}" or a CPU backend'
             )
-        return Backend(self._managers[profile.backend], main.ctx, b_g2=b_g2)
+        return Backend(
+            self._managers[profile.backend], main.ctx, b_g2=b_g2, accelerated=main.accelerated
+        )
 
     def _facade(self, name: str, profile: Profile, timer: Timer, role: str = "backend") -> Backend:
         info = self.backends.get(name)
@@ -130,7 +132,11 @@ class Plugins:
             )
         if not info.available:
             raise BackendUnavailable(f"backend {name!r} cannot run here: {info.reason}")
-        return Backend(self._managers[name], BackendContext(name, profile, timer))
+        return Backend(
+            self._managers[name],
+            BackendContext(name, profile, timer),
+            accelerated=info.accelerated,
+        )
 
 
 def _entry_points() -> list[importlib.metadata.EntryPoint]:

@@ -202,6 +202,18 @@ def test_proof_bytes_are_192_and_round_trip(cpu, cube_key):
     assert np.frombuffer(data[:1], np.uint8)[0] & 0x80  # compressed flag set
 
 
+def test_host_work_on_a_thread_beside_an_accelerator_gives_the_same_proof(cube_key):
+    """An accelerated backend's gathers and blinding terms run on a host thread, a CPU one's
+    when asked for: the same proof bytes either way."""
+    proofs = []
+    for accelerated in (False, True):
+        backend = load_plugins().backend(load_profile("cpu"), Timer(level=0))
+        backend.accelerated = accelerated
+        result = prove(backend, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=4)
+        proofs.append(result.proof.to_bytes())
+    assert proofs[0] == proofs[1]
+
+
 def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, monkeypatch):
     released, unpinned = [], []
     monkeypatch.setattr(cpu, "release", lambda handle: released.append(handle))

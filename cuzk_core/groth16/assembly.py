@@ -3,14 +3,16 @@
 A = α + Σa + r·δ, B = β + Σb + s·δ (in G2, and B₁ in G1), C = Σh + Σl + s·A + r·B₁ − rs·δ.
 These are six scalar multiplications in pure-Python curve arithmetic, about 20 ms a proof on
 the H200's host: done after the last MSM they were a tenth of a 2^20 proof's backend time.
-Here each term starts as soon as its inputs exist (the r, s terms at once, s·A once Σa is
-back, r·B₁ once Σb is), so it runs beside the device's next MSM; only the final sums remain.
+On an accelerated backend each term starts on a host thread as soon as its inputs exist (the
+r, s terms at once, s·A once Σa is back, r·B₁ once Σb is), so it runs beside the device's next
+MSM; only the final sums remain. A CPU backend's MSMs use the host itself (its cores, or the
+GIL), so there the terms are :class:`Deferred` to ``assemble``, where they always ran.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar
 
 from cuzk_core.curve.g1 import (
     g1_add,
@@ -24,17 +26,58 @@ from cuzk_core.curve.g2 import g2_add_affine, g2_from_affine, g2_mul, g2_to_affi
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, VerifyingKey
 
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Pending(Protocol[T_co]):
+    """Work submitted to a :class:`Runner`: its result, waited for or computed on demand."""
+
+    def result(self) -> T_co:
+        """The work's result (its exception, if it raised)."""
+        ...
+
+
+class Runner(Protocol):
+    """Where host work runs: a one-worker ``ThreadPoolExecutor``, or :class:`Deferred`."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
+        """Start (or note) ``fn(*args)``."""
+        ...
+
+
+class _Later(Generic[T]):
+    def __init__(self, fn: Callable[..., T], args: tuple) -> None:
+        self._work: tuple[Callable[..., T], tuple] | None = (fn, args)
+        self._value: T
+
+    def result(self) -> T:
+        if self._work is not None:
+            fn, args = self._work
+            self._value = fn(*args)
+            self._work = None
+        return self._value
+
+
+class Deferred:
+    """A :class:`Runner` that computes each piece of work when its result is first asked for,
+    in the asking thread."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
+        """Note ``fn(*args)`` for later."""
+        return _Later(fn, args)
+
 
 class ProofAssembly:
-    """The proof's A, B and C from its MSM sums and blinding scalars r, s, computed on
-    ``pool`` (one worker: each step sees the ones submitted before it) as the sums arrive."""
+    """The proof's A, B and C from its MSM sums and blinding scalars r, s, computed by
+    ``runner`` (in submission order: each step sees the ones before it) as the sums arrive."""
 
-    def __init__(self, vk: VerifyingKey, r: int, s: int, pool: ThreadPoolExecutor) -> None:
+    def __init__(self, vk: VerifyingKey, r: int, s: int, runner: Runner) -> None:
         self._vk, self._r, self._s = vk, r, s
-        self._pool = pool
-        self._blinding = pool.submit(self._blinding_terms)
-        self._a: Future | None = None
-        self._b1: Future | None = None
+        self._runner = runner
+        self._blinding = runner.submit(self._blinding_terms)
+        self._a: Pending[tuple[Any, Any]] | None = None
+        self._b1: Pending[Any] | None = None
 
     def _blinding_terms(self) -> tuple[Any, Any, Any, Any]:
         """r·δ₁, s·δ₁, −rs·δ₁ and s·δ₂: they need no MSM sum."""
@@ -49,7 +92,7 @@ class ProofAssembly:
 
     def sum_a(self, point: Any) -> None:
         """Σa is back: A and s·A follow."""
-        self._a = self._pool.submit(self._a_terms, point)
+        self._a = self._runner.submit(self._a_terms, point)
 
     def _a_terms(self, point: Any) -> tuple[Any, Any]:
         r_delta = self._blinding.result()[0]
@@ -58,7 +101,7 @@ class ProofAssembly:
 
     def sum_b_g1(self, point: Any) -> None:
         """Σb in G1 is back: r·B₁ follows."""
-        self._b1 = self._pool.submit(self._b1_term, point)
+        self._b1 = self._runner.submit(self._b1_term, point)
 
     def _b1_term(self, point: Any) -> Any:
         s_delta = self._blinding.result()[1]

@@ -19,7 +19,7 @@ from cuzk_core.backend import Backend
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.groth16.assembly import ProofAssembly
+from cuzk_core.groth16.assembly import Deferred, ProofAssembly, Runner
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
 from cuzk_core.groth16.sources import KeySource, WitnessSource
@@ -160,8 +160,16 @@ def prove(
     progress.step("pin")
 
     try:
-        # Host work beside the device's: the A and B query gathers, then the blinding terms.
-        with ThreadPoolExecutor(max_workers=1) as host, ThreadPoolExecutor(max_workers=1) as pool:
+        # The A and B query gathers, then the blinding terms: on a host thread beside an
+        # accelerator's phases; a CPU backend's phases use the host, so there each waits until
+        # asked for (the gathers in msm_a, the terms in assemble).
+        with contextlib.ExitStack() as threads:
+            pool = threads.enter_context(ThreadPoolExecutor(max_workers=1))
+            host: Runner = (
+                threads.enter_context(ThreadPoolExecutor(max_workers=1))
+                if backend.accelerated
+                else Deferred()
+            )
             query_scalars = host.submit(_query_scalars, pk, matrices, witness)
             assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
             with phase("ntt_h"):
