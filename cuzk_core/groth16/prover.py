@@ -19,10 +19,11 @@ from cuzk_core.backend import Backend
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.gather import gather_rows
 from cuzk_core.groth16.assembly import Deferred, ProofAssembly, Runner
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
-from cuzk_core.groth16.sources import KeySource, WitnessSource
+from cuzk_core.groth16.sources import Assignment, KeySource, WitnessSource
 from cuzk_core.layout import limbs_to_ints
 from cuzk_core.progress import NullProgress, Progress
 from cuzk_core.r1cs import R1CSMatrices
@@ -64,8 +65,8 @@ def _query_scalars(
         return witness, witness
     num_vars = matrices.num_inputs + matrices.num_aux
     return (
-        np.take(witness, query_indices(matrices.a, num_vars), axis=0),
-        np.take(witness, query_indices(matrices.b, num_vars), axis=0),
+        gather_rows(witness, query_indices(matrices.a, num_vars)),
+        gather_rows(witness, query_indices(matrices.b, num_vars)),
     )
 
 
@@ -100,6 +101,24 @@ def _check_key_matches(
             )
 
 
+def evaluated(backend: Backend, assignment: Assignment) -> Assignment:
+    """``assignment`` with its products A·z, B·z, C·z, the witness checked on every row first
+    (:class:`UnsatisfiedWitness` names the first failing one); without C rows, c = a ⊙ b."""
+    if assignment.products is not None:
+        return assignment
+    matrices = assignment.matrices
+    a, b, c = backend.evaluate_r1cs(matrices, assignment.witness)
+    if assignment.has_c:
+        failing = backend.first_unsatisfied(a, b, c)
+        if failing is not None:
+            name = matrices.row_name(failing)
+            named = f" '{name}'" if name is not None else ""
+            raise UnsatisfiedWitness(f"the witness does not satisfy constraint {failing}{named}")
+    else:
+        c = backend.quotient_pointwise(a, b, np.zeros_like(a), scale=1)
+    return attrs.evolve(assignment, products=(a, b, c))
+
+
 def prove(
     backend: Backend,
     source: WitnessSource,
@@ -129,19 +148,10 @@ def prove(
         if backend.b_g2 is not backend:
             backend.b_g2.prepare()
     with phase("synthesis"):
-        assignment = source.assign(backend)
+        assignment = evaluated(backend, source.assign(backend))
         matrices, witness = assignment.matrices, assignment.witness
-        a, b, c = backend.evaluate_r1cs(matrices, witness)
-        if assignment.has_c:
-            failing = backend.first_unsatisfied(a, b, c)
-            if failing is not None:
-                name = matrices.row_name(failing)
-                named = f" '{name}'" if name is not None else ""
-                raise UnsatisfiedWitness(
-                    f"the witness does not satisfy constraint {failing}{named}"
-                )
-        else:
-            c = backend.quotient_pointwise(a, b, np.zeros_like(a), scale=1)
+        assert assignment.products is not None
+        a, b, c = assignment.products
     progress.step("synthesis")
     num_inputs = matrices.num_inputs
     domain = convention.domain(matrices.num_constraints)

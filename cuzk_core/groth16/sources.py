@@ -28,11 +28,14 @@ class Assignment:
 
     ``has_c=False``: the rows carry no C (a snarkjs zkey stores none); the prover then takes c
     as a ⊙ b, which a satisfying witness makes equal, and cannot check the witness.
+    ``products``: A·z, B·z, C·z made (and the witness checked) already, by
+    :func:`~cuzk_core.groth16.prover.evaluated` (the daemon does it in its synthesis stage).
     """
 
     matrices: R1CSMatrices
     witness: np.ndarray
     has_c: bool = True
+    products: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 class WitnessSource(Protocol):
