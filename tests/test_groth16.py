@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import numpy as np
 import py_ecc_oracle
 import pytest
@@ -14,6 +15,7 @@ from cuzk_core.curve import bulk
 from cuzk_core.errors import BackendUnavailable, FormatError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16 import files
+from cuzk_core.groth16.assembly import _DELTA_TABLES, keep_delta_tables
 from cuzk_core.groth16.keys import Proof, query_density
 from cuzk_core.groth16.prover import UnsatisfiedWitness, prove
 from cuzk_core.groth16.qap import SNARKJS
@@ -212,6 +214,23 @@ def test_host_work_on_a_thread_beside_an_accelerator_gives_the_same_proof(cube_k
         result = prove(backend, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=4)
         proofs.append(result.proof.to_bytes())
     assert proofs[0] == proofs[1]
+
+
+def test_delta_tables_of_a_resident_key_give_the_same_proof(cpu, cube_key):
+    """The blinding terms from a resident key's fixed-base δ tables: the same proof bytes
+    (with the r, s of several seeds) as the plain scalar multiplications."""
+    pk = attrs.evolve(cube_key, vk=attrs.evolve(cube_key.vk))  # its own vk: tables go with it
+    plain = [
+        prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(pk), seed=seed).proof.to_bytes()
+        for seed in (1, 2, 3)
+    ]
+    keep_delta_tables(pk.vk)
+    assert pk.vk in _DELTA_TABLES
+    with_tables = [
+        prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(pk), seed=seed).proof.to_bytes()
+        for seed in (1, 2, 3)
+    ]
+    assert with_tables == plain
 
 
 def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, monkeypatch):

@@ -16,6 +16,7 @@ import attrs
 from cuzk_core.backend import Backend
 from cuzk_core.errors import FormatError
 from cuzk_core.groth16 import files, params_dir
+from cuzk_core.groth16.assembly import keep_delta_tables
 from cuzk_core.groth16.key_cache import beside
 from cuzk_core.groth16.key_sources import ParamsFile, ZkeyFile, in_cache_dir
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
@@ -100,11 +101,14 @@ def load_key(spec: KeySpec, backend: Backend) -> ResidentKey:
     if spec.kind is KeyKind.PARAMS:
         params = ParamsFile(spec.key_file)
         vk = files.read_vk(spec.path / params_dir.VK_FILE)
-        return ResidentKey(spec, params.load(backend), vk, params.convention)
-    zkey = Zkey(spec.path)
-    source = ZkeyFile(zkey)
-    pk = source.load(backend)
-    return ResidentKey(spec, pk, pk.vk, source.convention, matrices=zkey.matrices())
+        key = ResidentKey(spec, params.load(backend), vk, params.convention)
+    else:
+        zkey = Zkey(spec.path)
+        source = ZkeyFile(zkey)
+        pk = source.load(backend)
+        key = ResidentKey(spec, pk, pk.vk, source.convention, matrices=zkey.matrices())
+    keep_delta_tables(key.pk.vk)  # resident: its proofs' blinding terms from tables
+    return key
 
 
 def read_verifying_key(spec: KeySpec) -> VerifyingKey:

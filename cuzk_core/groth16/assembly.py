@@ -7,22 +7,38 @@ On an accelerated backend each term starts on a host thread as soon as its input
 r, s terms at once, s·A once Σa is back, r·B₁ once Σb is), so it runs beside the device's next
 MSM; only the final sums remain. A CPU backend's MSMs use the host itself (its cores, or the
 GIL), so there the terms are :class:`Deferred` to ``assemble``, where they always ran.
+For a key kept resident (the daemon's), :func:`keep_delta_tables` precomputes fixed-base tables
+of δ₁ and δ₂ once, and the four δ terms then cost about a quarter of their plain time.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
+import attrs
+
 from cuzk_core.curve.g1 import (
+    G1FixedBaseTable,
     g1_add,
     g1_add_affine,
+    g1_fixed_base_mul,
+    g1_fixed_base_table,
     g1_from_affine,
     g1_mul,
     g1_neg,
     g1_to_affine,
 )
-from cuzk_core.curve.g2 import g2_add_affine, g2_from_affine, g2_mul, g2_to_affine
+from cuzk_core.curve.g2 import (
+    G2FixedBaseTable,
+    g2_add_affine,
+    g2_fixed_base_mul,
+    g2_fixed_base_table,
+    g2_from_affine,
+    g2_mul,
+    g2_to_affine,
+)
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, VerifyingKey
 
@@ -68,6 +84,30 @@ class Deferred:
         return _Later(fn, args)
 
 
+DELTA_WINDOW_BITS = 6
+"""Windows of the δ tables: 0.24 s to build here; r·δ₁, s·δ₁, rs·δ₁ and s·δ₂ then take
+3.3 ms instead of 11.3 (8 bits: 2.2 ms, but 0.68 s to build)."""
+
+
+@attrs.frozen
+class _DeltaTables:
+    g1: G1FixedBaseTable
+    g2: G2FixedBaseTable
+
+
+_DELTA_TABLES: weakref.WeakKeyDictionary[VerifyingKey, _DeltaTables] = weakref.WeakKeyDictionary()
+
+
+def keep_delta_tables(vk: VerifyingKey) -> None:
+    """Precompute fixed-base tables of ``vk``'s δ₁ and δ₂ for every later proof with it (a key
+    kept resident); they live as long as ``vk``."""
+    if vk not in _DELTA_TABLES and vk.delta_g1 is not None and vk.delta_g2 is not None:
+        _DELTA_TABLES[vk] = _DeltaTables(
+            g1_fixed_base_table(vk.delta_g1, DELTA_WINDOW_BITS),
+            g2_fixed_base_table(vk.delta_g2, DELTA_WINDOW_BITS),
+        )
+
+
 class ProofAssembly:
     """The proof's A, B and C from its MSM sums and blinding scalars r, s, computed by
     ``runner`` (in submission order: each step sees the ones before it) as the sums arrive."""
@@ -81,12 +121,21 @@ class ProofAssembly:
 
     def _blinding_terms(self) -> tuple[Any, Any, Any, Any]:
         """r·δ₁, s·δ₁, −rs·δ₁ and s·δ₂: they need no MSM sum."""
+        r, s, rs = self._r, self._s, self._r * self._s % FR_MODULUS
+        tables = _DELTA_TABLES.get(self._vk)
+        if tables is not None:
+            g1 = tables.g1
+            return (
+                g1_fixed_base_mul(g1, r),
+                g1_fixed_base_mul(g1, s),
+                g1_neg(g1_fixed_base_mul(g1, rs)),
+                g2_fixed_base_mul(tables.g2, s),
+            )
         delta1 = g1_from_affine(self._vk.delta_g1)
-        r, s = self._r, self._s
         return (
             g1_mul(delta1, r),
             g1_mul(delta1, s),
-            g1_neg(g1_mul(delta1, r * s % FR_MODULUS)),
+            g1_neg(g1_mul(delta1, rs)),
             g2_mul(g2_from_affine(self._vk.delta_g2), s),
         )
 
