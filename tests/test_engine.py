@@ -35,7 +35,7 @@ from cuzk_core.engine.keys import load_key
 from cuzk_core.engine.residency import KeyResidency
 from cuzk_core.engine.scheduler import QueuedJob, Scheduler
 from cuzk_core.engine.store import JobStore
-from cuzk_core.errors import CuzkError, FormatError
+from cuzk_core.errors import BackendUnavailable, CuzkError, FormatError
 from cuzk_core.groth16.keys import Proof
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.plugins import load_plugins
@@ -300,6 +300,34 @@ def _overlaps_across_jobs(trace: Path) -> list[tuple[str, str, float]]:
             if a.name.startswith("synthesis ") and a.name.split()[1] != b.name.split()[1]:
                 found.append((a.name, b.name, ms))
     return found
+
+
+@pytest.mark.parametrize("name", ["fastcpu", "cupy", "pycuda"])
+def test_pipelined_proofs_verify_and_equal_the_sequential_ones(tmp_path, keys, name):
+    """Synthesis of one job (witness, A·z, B·z, C·z and the check, on the device for a GPU
+    backend) beside the proof of the one before, each stage on its own thread and stream:
+    every proof verifies and has the bytes of the same job proven with pipelining off."""
+    try:
+        load_plugins().backend(load_profile("cpu", {"backend": name}))
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+    profile = tmp_path / f"{name}.toml"
+    profile.write_text(f'extends = "cpu"\nbackend = "{name}"\n')
+    proofs = {}
+    for pipeline in (True, False):
+        folder = tmp_path / f"pipeline-{pipeline}"
+        folder.mkdir()
+        engine = Engine(_config(folder, {"d2": keys["d2"]}, pipeline=pipeline, profile=profile))
+        engine.start()
+        try:
+            jobs = [JobInput(circuit_seed=i, seed=10 + i) for i in range(5)]
+            tickets = [engine.submit(JobRequest("d2", job)) for job in jobs]
+            for ticket in tickets:
+                _verified(engine, ticket.job_id)
+            proofs[pipeline] = [engine.get(t.job_id).proof for t in tickets]
+        finally:
+            engine.shutdown()
+    assert proofs[True] == proofs[False]
 
 
 @pytest.mark.parametrize("pipeline", [True, False], ids=["pipeline-on", "pipeline-off"])
