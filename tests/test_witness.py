@@ -23,7 +23,13 @@ from cuzk_core.witness.compiled import (
     synthesize_native,
 )
 from cuzk_core.witness.program import BIT, HINT, SOLVE, levels_of
-from cuzk_core.witness.replay import ReplayMismatch, replay
+from cuzk_core.witness.replay import (
+    ReplayMismatch,
+    _replayed,
+    _supplied,
+    replay,
+    supplied_values_differ,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -224,11 +230,35 @@ class _CallbackCircuit:
         AllocatedNum.alloc(cs, "from the square", square.value + 1)
 
 
+class _SuppliedValuesCircuit:
+    """A circuit whose ``replay_values()`` is not what its synthesize allocates."""
+
+    name = "test-supplied-values"
+
+    def __init__(self, hints: list[int]) -> None:
+        self.hints = hints
+
+    def knobs(self):
+        return {"hints": len(self.hints)}
+
+    def public_inputs(self):
+        return []
+
+    def synthesize(self, cs):
+        x = AllocatedNum.alloc(cs, "x", 5)
+        x.square(cs)
+
+    def replay_values(self):
+        return [], self.hints
+
+
 @pytest.mark.parametrize(
     ("circuit", "reason"),
     [
         (_PythonGadgetCircuit(), "gadget _cube allocates 'cube' with cs.alloc"),
         (_CallbackCircuit(), "'from the square' differs when the circuit is replayed"),
+        (_SuppliedValuesCircuit([6]), "replay_values() differs from synthesize at hint 0"),
+        (_SuppliedValuesCircuit([5, 1]), "replay_values() gives 2 hints, synthesize allocates 1"),
     ],
 )
 def test_an_unrecordable_circuit_runs_on_the_slow_path_and_says_why(cpu, circuit, reason):
@@ -238,6 +268,17 @@ def test_an_unrecordable_circuit_runs_on_the_slow_path_and_says_why(cpu, circuit
     again, synthesized = synthesize_native(cpu, circuit)
     assert again.program is None
     assert np.array_equal(synthesized.witness, _gadget_witness(circuit))
+
+
+@pytest.mark.parametrize(
+    ("challenges", "depth", "seed"), [(1, 1, 0), (5, 1, 1), (6, 2, 2), (4, 32, 2**255), (9, 7, 3)]
+)
+def test_porep_lite_supplies_what_its_synthesize_allocates(challenges, depth, seed):
+    """Its replay_values() against a replay of synthesize, repeated indices included (five
+    challenges of a depth-1 tree share two leaves)."""
+    circuit = PorepLite(challenges=challenges, depth=depth, seed=seed)
+    assert supplied_values_differ(circuit) is None
+    assert _supplied(circuit) == _replayed(circuit)
 
 
 def test_alloc_solved_must_be_fixed_by_the_next_constraint(cpu):

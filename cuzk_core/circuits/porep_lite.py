@@ -138,6 +138,15 @@ class PorepLite:
         """[root, index_0, ..., index_{K−1}], the order ``synthesize`` allocates them in."""
         return [self.root(), *self.indices]
 
+    def replay_values(self) -> tuple[list[int], list[int]]:
+        """What ``synthesize`` allocates, without running it: the public inputs, and the hints
+        (per challenge its leaf, then its D siblings). A compiled proof's replay takes these."""
+        hints: list[int] = []
+        for index in self.indices:
+            hints.append(self.leaf(index))
+            hints += self.path(index)
+        return self.public_inputs(), hints
+
     def synthesize(self, cs: ConstraintSystem) -> None:
         """Allocate the inputs and witness and enforce every challenge's path to the root."""
         root = AllocatedNum.alloc_input(cs, "root", self.root())

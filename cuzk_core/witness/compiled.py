@@ -34,7 +34,7 @@ from cuzk_core.r1cs import R1CSMatrices
 from . import store
 from .program import HINT, WitnessProgram
 from .record import Recording, RecordingConstraintSystem
-from .replay import replay
+from .replay import replay, supplied_values_differ
 
 if TYPE_CHECKING:
     from cuzk_core.backend import Backend
@@ -204,6 +204,9 @@ def _check_program(
     program's witness). Where calls were copied the recording holds zeros, so there the program
     must satisfy every constraint instead."""
     recorded = ints_to_limbs(recording.assignment)
+    supplied_wrong = supplied_values_differ(circuit)
+    if supplied_wrong is not None:
+        return f"circuit {getattr(circuit, 'name', circuit)!r}: {supplied_wrong}", recorded
     inputs, hints = replay(circuit, program)
     witness = backend.witness(program, inputs, hints)
     differs = np.any(witness != recorded, axis=1)
