@@ -27,6 +27,9 @@ class Circuit(Protocol):
     # all knobs); a compiled circuit is reused for every instance of one shape.
     # Optional: ``use_backend(self, backend)``, called before the circuit is synthesized on a
     # backend, so that it computes its instance (a Merkle tree) with that backend's hooks.
+    # Optional: ``replay_values(self) -> (public inputs, hints)``, what synthesize allocates
+    # with ``alloc_input`` and ``alloc``, in order, without running it; a compiled proof then
+    # skips synthesize (the compile checks the values against it once).
 
     def public_inputs(self) -> list[int]:
         """The public inputs in allocation order (ONE excluded)."""
