@@ -15,6 +15,7 @@ time (the slow path); :attr:`Compiled.problem` says why.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -80,11 +81,20 @@ def shape_digest(circuit: Any) -> str | None:
         return None
     h = hashlib.sha256(store.FORMAT.encode())
     h.update(json.dumps([circuit.name, shape(circuit)], sort_keys=True, default=str).encode())
+    h.update(_source_digest(circuit_file))
+    return h.hexdigest()
+
+
+@functools.cache
+def _source_digest(circuit_file: str) -> bytes:
+    """SHA-256 over the gadget library's source files and the circuit's module, read once per
+    process (the code this process runs was imported already): every proof of a daemon asks."""
+    h = hashlib.sha256()
     files = sorted(p for package in _LIBRARY for p in (_CORE / package).rglob("*.py"))
     for path in [*files, Path(circuit_file)]:
         h.update(str(path.name).encode())
         h.update(path.read_bytes())
-    return h.hexdigest()
+    return h.digest()
 
 
 def compiled_path(digest: str) -> Path:
