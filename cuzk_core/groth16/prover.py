@@ -19,7 +19,7 @@ from cuzk_core.backend import Backend
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.gather import gather_rows
+from cuzk_core.gather import THREADS, gather_rows
 from cuzk_core.groth16.assembly import Deferred, ProofAssembly, Runner
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
@@ -64,10 +64,11 @@ def _query_scalars(
     if pk.dense_ab:
         return witness, witness
     num_vars = matrices.num_inputs + matrices.num_aux
-    return (
-        gather_rows(witness, query_indices(matrices.a, num_vars)),
-        gather_rows(witness, query_indices(matrices.b, num_vars)),
-    )
+    with ThreadPoolExecutor(THREADS) as pool:  # one pool for both (threads start on demand)
+        return (
+            gather_rows(witness, query_indices(matrices.a, num_vars), pool),
+            gather_rows(witness, query_indices(matrices.b, num_vars), pool),
+        )
 
 
 def _query_lengths(pk: ProvingKey, matrices: R1CSMatrices) -> tuple[int, int]:
