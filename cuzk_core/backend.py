@@ -196,6 +196,12 @@ class Backend:
         """``scalarᵢ·base`` in G2 (the core's reference when the backend leaves the hook out)."""
         return self._call("cuzk_fixed_base_g2", base=base, scalars=scalars)
 
+    def decode_snarkjs_points(
+        self, raw: np.ndarray, group: str
+    ) -> tuple[G1Affines | G2Affines, np.ndarray]:
+        """snarkjs points (``(n, 96|192)`` bytes) → a canonical batch and a status per point."""
+        return self._call("cuzk_decode_snarkjs_points", raw=raw, group=group)
+
     def implements(self, hook: str) -> bool:
         """Whether the backend itself implements ``hook`` (not the core's fallback for it)."""
         impls = getattr(self._hook, hook).get_hookimpls()

@@ -2,8 +2,8 @@
 
 A backend that leaves an optional hook out (or returns None from it) gets these: nothing to
 prepare, the plain-Python witness evaluator, Poseidon permutation and fixed-base reference
-(which any implementation must match bit for bit), and the host clock. ``cuzk_device_memory``
-has none: a host-only backend has no device.
+(which any implementation must match bit for bit), the numpy snarkjs point decoder, and the host
+clock. ``cuzk_device_memory`` has none: a host-only backend has no device.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from cuzk_core.curve.g1 import G1Affine, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2Affine, g2_fixed_base_batch
 from cuzk_core.gadgets.poseidon.batch import PoseidonTable, reference_permute
 from cuzk_core.hookspecs import BackendContext
+from cuzk_core.interop.points import reference_decode
 from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
 from cuzk_core.witness.evaluate import evaluate_program
 from cuzk_core.witness.program import WitnessProgram
@@ -66,6 +67,14 @@ def cuzk_fixed_base_g1(ctx: BackendContext, base: G1Affine, scalars: np.ndarray)
 def cuzk_fixed_base_g2(ctx: BackendContext, base: G2Affine, scalars: np.ndarray) -> G2Affines:
     """The reference fixed-base multiples in G2."""
     return reference_fixed_base_g2(base, scalars)
+
+
+@hookimpl(trylast=True)
+def cuzk_decode_snarkjs_points(
+    ctx: BackendContext, raw: np.ndarray, group: str
+) -> tuple[G1Affines | G2Affines, np.ndarray]:
+    """snarkjs points decoded in numpy on every core."""
+    return reference_decode(raw, group)
 
 
 @hookimpl(trylast=True)

@@ -450,6 +450,31 @@ def cuzk_fixed_base_g2(ctx: BackendContext, base: G2Affine, scalars: np.ndarray)
 
 
 # -------------------------------------------------------------------------------------------------
+# key conversion (optional): a snarkjs zkey's points into the canonical layout
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def cuzk_decode_snarkjs_points(
+    ctx: BackendContext, raw: np.ndarray, group: str
+) -> tuple[G1Affines | G2Affines, np.ndarray]:
+    """snarkjs's points in bulk: each coordinate 48 bytes little-endian in Montgomery form
+    (x·2^384 mod q), checked below q and on the curve, converted to canonical. Optional.
+
+    Without it the core's numpy reference,
+    :func:`cuzk_core.interop.points.reference_decode`, decodes; results must match it bit for
+    bit. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param raw: ``(n, 96)`` (G1: x, y) or ``(n, 192)`` (G2: x.c0, x.c1, y.c0, y.c1) uint8, as
+        the points lie in the file; all zero is the point at infinity.
+    :param group: ``"g1"`` or ``"g2"``.
+    :return: the batch (a point that is not valid as zero coordinates) and ``(n,)`` uint8 status
+        per point: 0 valid, 1 a coordinate not below q, 2 not on the curve.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
 # measurement (optional): device clocks and memory for the bench and the memory log
 # -------------------------------------------------------------------------------------------------
 
@@ -489,12 +514,14 @@ OPTIONAL_HOOKS = frozenset(
         "cuzk_quotient_on_coset",
         "cuzk_fixed_base_g1",
         "cuzk_fixed_base_g2",
+        "cuzk_decode_snarkjs_points",
         "cuzk_bench_clock",
         "cuzk_device_memory",
     }
 )
 """Hooks a backend may leave out: :mod:`cuzk_core.fallbacks` answers for them (nothing to
-prepare, the plain-Python witness evaluator and fixed-base reference, the host clock) or the
+prepare, the plain-Python witness evaluator and fixed-base reference, the numpy snarkjs point
+decoder, the host clock) or the
 caller does without (the witness check from the quotient hook, H from the NTT hooks, no device
 memory)."""
 

@@ -23,19 +23,26 @@ from circomfiles import (
 )
 
 from cuzk_core.cli import main
-from cuzk_core.conformance.inputs import edge_values, random_points, random_scalars
-from cuzk_core.curve.g1 import G1_GENERATOR
-from cuzk_core.curve.g2 import G2_GENERATOR
+from cuzk_core.conformance.inputs import (
+    edge_values,
+    random_points,
+    random_scalars,
+    snarkjs_point_rows,
+)
+from cuzk_core.curve.g1 import G1_B, G1_GENERATOR
+from cuzk_core.curve.g2 import G2_B, G2_GENERATOR
 from cuzk_core.domain import SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.field.fr import fr_root_of_unity
+from cuzk_core.field.tower import fq2_add, fq2_mul, fq2_sqr
 from cuzk_core.groth16.keys import Proof
 from cuzk_core.groth16.qap import SNARKJS
+from cuzk_core.interop import points
 from cuzk_core.interop.container import Container
 from cuzk_core.interop.fields import BN128_Q, BN128_R
 from cuzk_core.interop.montgomery import FQ, FR
-from cuzk_core.interop.points import g1_from_snarkjs, g2_from_snarkjs
+from cuzk_core.interop.points import g1_from_snarkjs, g2_from_snarkjs, reference_decode
 from cuzk_core.interop.r1cs import read_r1cs
 from cuzk_core.interop.snarkjs_json import (
     is_json_file,
@@ -221,6 +228,57 @@ def test_points_reject_off_curve_and_out_of_range():
     bad = np.frombuffer(g2_montgomery(((x1, x0), y2)), np.uint8)
     with pytest.raises(FormatError, match="point 0 is not on the curve"):
         g2_from_snarkjs(bad.reshape(-1, 192), "here")
+
+
+def _decode_by_definition(row: np.ndarray, group: str) -> tuple[int, list[int]]:
+    """One zkey point by Python ints: its status and canonical coordinates (zeros unless valid)."""
+    words = [int.from_bytes(row[k : k + 48].tobytes(), "little") for k in range(0, len(row), 48)]
+    if not any(words):
+        return 0, words
+    if any(w >= FQ_MODULUS for w in words):
+        return 1, [0] * len(words)
+    inverse = pow(1 << 384, -1, FQ_MODULUS)
+    values = [w * inverse % FQ_MODULUS for w in words]
+    if group == "g1":
+        x, y = values
+        on_curve = (y * y - x**3 - G1_B) % FQ_MODULUS == 0
+    else:
+        x2, y2 = tuple(values[:2]), tuple(values[2:])
+        on_curve = fq2_sqr(y2) == fq2_add(fq2_mul(fq2_sqr(x2), x2), G2_B)
+    return (0, values) if on_curve else (2, [0] * len(words))
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_reference_decoder_matches_python_ints_on_edges(group, rng: random.Random):
+    """The numpy decoder (every backend's oracle for cuzk_decode_snarkjs_points) against the
+    definition: status and canonical coordinates of random points and every edge."""
+    rows = snarkjs_point_rows(group, rng, 5)
+    batch, status = reference_decode(rows, group)
+    flat = batch.coords.reshape(len(rows), -1)
+    for i, row in enumerate(rows):
+        want_status, want = _decode_by_definition(row, group)
+        assert status[i] == want_status, f"point {i}"
+        assert limbs_to_ints(flat[i].reshape(-1, 6)) == want, f"point {i}"
+        assert batch.infinity[i] == (not row.any())
+    assert set(status) == {0, 1, 2}
+
+
+def test_decoders_run_in_chunks_and_name_the_first_bad_point(monkeypatch, rng: random.Random):
+    """A backend's decoder gets bounded chunks; the error names the point's index in the file."""
+    monkeypatch.setattr(points, "DECODE_CHUNK", 4)
+    good = snarkjs_point_rows("g1", rng, 9)[:9]
+    seen: list[int] = []
+
+    def decode(raw: np.ndarray, group: str):
+        seen.append(len(raw))
+        return reference_decode(raw, group)
+
+    batch = g1_from_snarkjs(good, "here", decode=decode)
+    assert seen == [4, 4, 1] and batch.equals(reference_decode(good, "g1")[0])
+    bad = good.copy()
+    bad[6, 48] ^= 1
+    with pytest.raises(FormatError, match="here: point 6 is not on the curve"):
+        g1_from_snarkjs(bad, "here", decode=decode)
 
 
 # ------------------------------------------------------------------ JSON

@@ -25,7 +25,7 @@ from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 from cuzk_core.witness.evaluate import check_witness_arguments
 from cuzk_core.witness.program import WitnessProgram
 
-from . import field, fixed_base, msm, ntt, poseidon
+from . import field, fixed_base, msm, ntt, poseidon, snarkjs_points
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
 from .memory import DeviceBases, HostBases, Memory, group_of, key_budget
@@ -350,6 +350,16 @@ class GpuPlugin:
         """G2 MSM by Pippenger on the device."""
         total = self._msm(ctx, bases, scalars, window_bits, label, "g2")
         return G2Affines.from_points([g2_to_affine(total)])
+
+    # ------------------------------------------------------------ key conversion
+
+    @hookimpl
+    def cuzk_decode_snarkjs_points(
+        self, ctx: BackendContext, raw: np.ndarray, group: str
+    ) -> tuple[G1Affines | G2Affines, np.ndarray] | None:
+        """A zkey's points checked and out of Montgomery form on the device."""
+        with self._device(ctx, f"decoding {len(raw)} snarkjs {group.upper()} points"):
+            return snarkjs_points.decode(self.gpu, raw, group, ctx.timer)
 
     # ------------------------------------------------------------ fixed base (key generation)
 

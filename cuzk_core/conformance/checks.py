@@ -34,6 +34,7 @@ from cuzk_core.conformance.inputs import (
     random_points,
     random_r1cs,
     random_scalars,
+    snarkjs_point_rows,
 )
 from cuzk_core.conformance.oracles import (
     fixed_base_by_definition,
@@ -52,6 +53,7 @@ from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.hookspecs import BackendInfo
+from cuzk_core.interop.points import reference_decode
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import load_profile
@@ -732,6 +734,30 @@ def _fixed_base_edges(group: str, checked: Subject, rng: random.Random) -> str |
     return None
 
 
+def _decode_snarkjs_points(group: str, checked: Subject, rng: random.Random) -> str | None:
+    """A zkey's points, random and every edge (infinity, off the subgroup, coordinates at and
+    above q, off the curve), and none at all: the reference's batch and status, point by point."""
+    backend = checked.backend()
+    if not backend.implements("cuzk_decode_snarkjs_points"):
+        return NOT_IMPLEMENTED
+    for n in (0, 3, 64):
+        rows = snarkjs_point_rows(group, rng, n)
+        for raw in (rows, rows[:0]) if n == 0 else (rows,):
+            copy = raw.copy()
+            got = backend.decode_snarkjs_points(raw, group)
+            want, want_status = reference_decode(raw, group)
+            if not isinstance(got, tuple) or len(got) != 2:
+                raise CheckFailed(f"returned {_kind(got)}, expected (batch, status)")
+            same_points(got[0], want, f"{len(raw)} {group} points")
+            status = np.asarray(got[1])
+            if status.shape != want_status.shape or not np.array_equal(status, want_status):
+                raise CheckFailed(
+                    f"{len(raw)} points: status {status}, the reference {want_status}"
+                )
+            unchanged([raw], [copy], "decode_snarkjs_points")
+    return None
+
+
 POSEIDON_WIDTHS = {3: 57, 5: 60}
 """Widths the Poseidon check permutes at, with their R_P: the 2-to-1 hash's, and a wider one."""
 
@@ -1066,6 +1092,9 @@ def _build() -> Iterator[Check]:
         hook = f"cuzk_fixed_base_{group}"
         yield Check(hook, "random-1-3-257", partial(_fixed_base_random, group))
         yield Check(hook, "edges", partial(_fixed_base_edges, group))
+    for group in GROUPS:
+        run = partial(_decode_snarkjs_points, group)
+        yield Check("cuzk_decode_snarkjs_points", f"{group}-random-and-edges", run)
     yield Check("cuzk_bench_clock", "optional", _bench_clock)
     yield Check("cuzk_device_memory", "optional", _device_memory)
     yield Check("isolation", "hooks-reach-one-backend", _isolation)

@@ -133,6 +133,44 @@ def off_curve_x(group: str, rng: random.Random) -> Any:
             return x
 
 
+_SNARKJS_COORDINATE = 48
+"""Bytes of one Fq coordinate in a zkey (little-endian, Montgomery form)."""
+
+
+def snarkjs_point_rows(group: str, rng: random.Random, n: int) -> np.ndarray:
+    """Points of ``group`` as a zkey stores them (``(m, 96|192)`` uint8, Montgomery form): ``n``
+    random subgroup points, then the edges: infinity (all zero), a repeated point, one on the
+    curve outside the subgroup (valid: a zkey's bases are only checked on the curve), a
+    coordinate equal to q, one of all ones, one at q − 1 (below q, off the curve), a y with
+    one bit flipped, and x = 2^376, y = 0 (a single nonzero byte)."""
+    from cuzk_core.interop.points import g1_to_snarkjs, g2_to_snarkjs
+
+    batch_type = GROUPS[group][2]
+    encode = g1_to_snarkjs if group == "g1" else g2_to_snarkjs
+    points = [*random_points(group, rng, max(n, 1)), None, off_subgroup_point(group, rng)]
+    encoded = encode(batch_type.from_points(points))
+    rows = [*encoded[:n], encoded[-2], encoded[0], encoded[-1]]
+    width = encoded.shape[1]
+
+    def with_value(k: int, value: int) -> np.ndarray:
+        row = encoded[0].copy()
+        row[k * _SNARKJS_COORDINATE : (k + 1) * _SNARKJS_COORDINATE] = np.frombuffer(
+            value.to_bytes(_SNARKJS_COORDINATE, "little"), np.uint8
+        )
+        return row
+
+    last = width // _SNARKJS_COORDINATE - 1
+    rows += [with_value(0, FQ_MODULUS), with_value(last, (1 << 384) - 1)]
+    rows += [with_value(0, FQ_MODULUS - 1)]
+    flipped = encoded[0].copy()
+    flipped[width // 2] ^= 1
+    rows.append(flipped)
+    lonely = np.zeros(width, np.uint8)
+    lonely[width // 2 - 1] = 1  # x's top byte only: x ≥ 2^376, y = 0
+    rows.append(lonely)
+    return np.stack(rows)
+
+
 # ---------------------------------------------------------------- R1CS
 
 

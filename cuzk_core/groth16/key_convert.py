@@ -18,6 +18,7 @@ from cuzk_core.fileio import map_input
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.key_cache import QUERIES, SourceStamp, building
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
+from cuzk_core.interop.points import Decoder
 from cuzk_core.interop.zkey import Zkey
 from cuzk_core.progress import NullProgress, Progress
 
@@ -85,9 +86,12 @@ def params_to_cache(params: Path, cache: Path, progress: Progress | None = None)
             progress.step(query)
 
 
-def zkey_to_cache(zkey: Zkey, cache: Path, progress: Progress | None = None) -> None:
-    """Convert a snarkjs zkey's proving key into a cache at ``cache`` (Montgomery form out in
-    numpy, every base checked on the curve, the verifying key's points in the subgroup)."""
+def zkey_to_cache(
+    zkey: Zkey, cache: Path, progress: Progress | None = None, decode: Decoder | None = None
+) -> None:
+    """Convert a snarkjs zkey's proving key into a cache at ``cache``: every base checked on the
+    curve and out of Montgomery form by ``decode`` (a backend's ``cuzk_decode_snarkjs_points``;
+    numpy when None), the verifying key's points checked in the subgroup."""
     progress = progress or NullProgress()
     header = zkey.header
     vk = zkey.verifying_key()  # its points checked in their subgroups by the reader
@@ -104,7 +108,7 @@ def zkey_to_cache(zkey: Zkey, cache: Path, progress: Progress | None = None) -> 
             progress.step(purposes[purpose])
             return array
 
-        pk = zkey.proving_key(into_cache)
+        pk = zkey.proving_key(into_cache, decode)
         for query, _ in QUERIES:
             writer.array(f"{query}.infinity")[:] = getattr(pk, query).infinity
 

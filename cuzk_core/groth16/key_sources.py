@@ -45,7 +45,9 @@ from cuzk_core.groth16.key_cache import (
 from cuzk_core.groth16.key_convert import PARAMS, ZKEY, params_to_cache, zkey_to_cache
 from cuzk_core.groth16.keys import ProvingKey
 from cuzk_core.groth16.qap import BELLPERSON, SNARKJS, QuotientConvention
+from cuzk_core.interop.points import Decoder
 from cuzk_core.interop.zkey import Zkey
+from cuzk_core.layout import G1Affines, G2Affines
 from cuzk_core.profile import KeyStorage
 
 if TYPE_CHECKING:
@@ -206,6 +208,16 @@ def _alloc(backend: Backend) -> Allocator:
     return alloc
 
 
+def _decoder(backend: Backend) -> Decoder:
+    """The backend's snarkjs point decoder (on its device where it has one), a span a call."""
+
+    def decode(raw: np.ndarray, group: str) -> tuple[G1Affines | G2Affines, np.ndarray]:
+        with backend.ctx.timer.span("decode_points", group=group, n=len(raw)):
+            return backend.decode_snarkjs_points(raw, group)
+
+    return decode
+
+
 @attrs.frozen
 class ParamsFile:
     """A bellperson params.bin (bellperson's H convention)."""
@@ -232,5 +244,5 @@ class ZkeyFile:
     def load(self, backend: Backend) -> ProvingKey:
         """The key from its cache, converted from the zkey on first use."""
         storage = backend.ctx.profile.memory.key_storage
-        convert = lambda cache: zkey_to_cache(self.zkey, cache)  # noqa: E731
+        convert = lambda cache: zkey_to_cache(self.zkey, cache, decode=_decoder(backend))  # noqa: E731
         return load_cached(self.zkey.path, ZKEY, convert, storage, _alloc(backend), self.log)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -71,70 +72,116 @@ def off_curve_g2(digits: np.ndarray) -> np.ndarray:
     return np.any(lhs0 != rhs0, axis=0) | np.any(lhs1 != rhs1, axis=0)
 
 
+VALID, NOT_BELOW_Q, OFF_CURVE = 0, 1, 2
+"""A decoded point's status (the ``cuzk_decode_snarkjs_points`` hook's too)."""
+PROBLEMS = {NOT_BELOW_Q: "has a coordinate not below q", OFF_CURVE: "is not on the curve"}
+DECODE_CHUNK = 1 << 20
+"""Points handed to a decoder at a time, bounding its buffers (~100 MB of G1, ~200 of G2)."""
+
+Decoder = Callable[[np.ndarray, str], tuple[G1Affines | G2Affines, np.ndarray]]
+"""``(raw (n, bytes) uint8, "g1" | "g2") → (canonical batch, status (n,) uint8)``."""
+
+_GROUPS: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray], type[G1Affines | G2Affines]]] = {
+    "g1": (2, off_curve_g1, G1Affines),
+    "g2": (4, off_curve_g2, G2Affines),
+}
+
+
 def _decode_chunk(
-    raw: np.ndarray, start: int, coords: int, off_curve, out: np.ndarray, infinity: np.ndarray
-) -> str | None:
-    """Check and convert points ``start…`` into ``out`` and ``infinity``; what is wrong, or None."""
+    raw: np.ndarray, start: int, group: str, out: np.ndarray, infinity: np.ndarray,
+    status: np.ndarray,
+) -> None:  # fmt: skip
+    """Check and convert points ``start…`` into ``out``, ``infinity`` and ``status``."""
+    coords, off_curve, _ = _GROUPS[group]
     chunk = _coordinates(raw[start : start + CHUNK_POINTS], coords)
-    is_inf = ~chunk.reshape(len(chunk), coords * FQ_LIMBS).any(axis=1)
-    bad = np.nonzero(~FQ.below_modulus(chunk).all(axis=1))[0]
-    if len(bad):
-        return f"point {start + bad[0]} has a coordinate not below q"
-    finite = np.nonzero(~is_inf)[0]
-    digits = np.stack([FQ.to_digits(chunk[finite, c]) for c in range(coords)])
-    bad = np.nonzero(off_curve(digits))[0]
-    if len(bad):
-        return f"point {start + finite[bad[0]]} is not on the curve"
-    converted = np.zeros_like(chunk)
-    converted[finite] = FQ.from_montgomery(chunk[finite])
     end = start + len(chunk)
+    is_inf = ~chunk.reshape(len(chunk), coords * FQ_LIMBS).any(axis=1)
+    below = FQ.below_modulus(chunk).all(axis=1)
+    status[start:end] = np.where(below, VALID, NOT_BELOW_Q)
+    candidates = np.nonzero(below & ~is_inf)[0]
+    digits = np.stack([FQ.to_digits(chunk[candidates, c]) for c in range(coords)])
+    off = off_curve(digits)
+    status[start + candidates[off]] = OFF_CURVE
+    good = candidates[~off]
+    converted = np.zeros_like(chunk)
+    converted[good] = FQ.from_montgomery(chunk[good])
     out[start:end] = converted.reshape(out[start:end].shape)
     infinity[start:end] = is_inf
-    return None
 
 
-def first_problem(count: int, check: Callable[[int], str | None]) -> str | None:
-    """Run ``check(start)`` on the chunks of ``count`` points (each :data:`CHUNK_POINTS` from
-    ``start``) on every core; the first problem in chunk order, or None.
+def on_every_core(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """``work(start)`` for the chunks of ``count`` points (each :data:`CHUNK_POINTS` from
+    ``start``) on every core, results in chunk order.
 
     numpy releases the GIL inside its array operations, so threads run the chunks in parallel.
     """
     starts = range(0, count, CHUNK_POINTS)
     workers = min(len(starts), os.cpu_count() or 1) or 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return next((p for p in pool.map(check, starts) if p is not None), None)
+        return list(pool.map(work, starts))
 
 
-def _decode(
-    raw: np.ndarray, coords: int, off_curve, out: np.ndarray, infinity: np.ndarray, where: str
-) -> None:
-    """Check and convert ``raw`` (``(n, coords·48)`` uint8) chunk by chunk, on every core; the
-    first bad point in file order is reported."""
-    problem = first_problem(
-        len(raw), lambda start: _decode_chunk(raw, start, coords, off_curve, out, infinity)
+def first_problem(count: int, check: Callable[[int], str | None]) -> str | None:
+    """Run ``check(start)`` on the chunks of ``count`` points on every core; the first problem
+    in chunk order, or None."""
+    return next((p for p in on_every_core(count, check) if p is not None), None)
+
+
+def reference_decode(raw: np.ndarray, group: str) -> tuple[G1Affines | G2Affines, np.ndarray]:
+    """snarkjs points (``(n, 96)`` or ``(n, 192)`` bytes) → a canonical batch and each point's
+    status, in numpy on every core: the oracle of ``cuzk_decode_snarkjs_points``. A point that
+    is not valid comes out as zero coordinates."""
+    batch_type = _GROUPS[group][2]
+    batch = batch_type.empty(len(raw))
+    status = np.zeros(len(raw), dtype=np.uint8)
+    on_every_core(
+        len(raw),
+        lambda start: _decode_chunk(raw, start, group, batch.coords, batch.infinity, status),
     )
-    if problem is not None:
-        raise FormatError(f"{where}: {problem}")
+    return batch, status
+
+
+def _from_snarkjs(
+    raw: np.ndarray, group: str, where: str, alloc: Allocator, purpose: str,
+    decode: Decoder | None,
+) -> G1Affines | G2Affines:  # fmt: skip
+    """Decode ``raw`` chunk by chunk with ``decode`` (the reference when None) into buffers from
+    ``alloc``; the first bad point in file order is a FormatError naming it."""
+    batch_type = _GROUPS[group][2]
+    out = alloc((len(raw), *batch_type.POINT_SHAPE), "uint64", purpose)
+    infinity = np.zeros(len(raw), dtype=bool)
+    decode = decode or reference_decode
+    for start in range(0, len(raw), DECODE_CHUNK):
+        stop = min(len(raw), start + DECODE_CHUNK)
+        batch, status = decode(raw[start:stop], group)
+        bad = np.flatnonzero(status)
+        if len(bad):
+            problem = PROBLEMS.get(int(status[bad[0]]), f"has status {status[bad[0]]}")
+            raise FormatError(f"{where}: point {start + bad[0]} {problem}")
+        out[start:stop] = batch.coords
+        infinity[start:stop] = batch.infinity
+    return batch_type(out, infinity)
 
 
 def g1_from_snarkjs(
-    raw: np.ndarray, where: str, alloc: Allocator = default_allocator, purpose: str = "g1"
-) -> G1Affines:
-    """Decode ``(n, 96)`` bytes of snarkjs G1 points into a canonical batch."""
-    out = alloc((len(raw), 2, FQ_LIMBS), "uint64", purpose)
-    infinity = np.zeros(len(raw), dtype=bool)
-    _decode(raw, 2, off_curve_g1, out, infinity, where)
-    return G1Affines(out, infinity)
+    raw: np.ndarray, where: str, alloc: Allocator = default_allocator, purpose: str = "g1",
+    decode: Decoder | None = None,
+) -> G1Affines:  # fmt: skip
+    """Decode ``(n, 96)`` bytes of snarkjs G1 points into a canonical batch (by ``decode``, a
+    backend's ``cuzk_decode_snarkjs_points``, or the numpy reference)."""
+    batch = _from_snarkjs(raw, "g1", where, alloc, purpose, decode)
+    assert isinstance(batch, G1Affines)
+    return batch
 
 
 def g2_from_snarkjs(
-    raw: np.ndarray, where: str, alloc: Allocator = default_allocator, purpose: str = "g2"
-) -> G2Affines:
+    raw: np.ndarray, where: str, alloc: Allocator = default_allocator, purpose: str = "g2",
+    decode: Decoder | None = None,
+) -> G2Affines:  # fmt: skip
     """Decode ``(n, 192)`` bytes of snarkjs G2 points (x.c0, x.c1, y.c0, y.c1) into a batch."""
-    out = alloc((len(raw), 2, 2, FQ_LIMBS), "uint64", purpose)
-    infinity = np.zeros(len(raw), dtype=bool)
-    _decode(raw, 4, off_curve_g2, out, infinity, where)
-    return G2Affines(out, infinity)
+    batch = _from_snarkjs(raw, "g2", where, alloc, purpose, decode)
+    assert isinstance(batch, G2Affines)
+    return batch
 
 
 _R_MOD_Q = FQ.radix % FQ.modulus
@@ -156,7 +203,7 @@ def _encode(batch: G1Affines | G2Affines, size: int) -> np.ndarray:
     """``(n, size)`` snarkjs bytes of a batch; points at infinity are all zero."""
     coords = np.ascontiguousarray(batch.coords, dtype=np.uint64).reshape(len(batch), -1, FQ_LIMBS)
     out = np.zeros((len(batch), size), dtype=np.uint8)
-    first_problem(len(batch), lambda start: _encode_chunk(coords, start, out))
+    on_every_core(len(batch), lambda start: _encode_chunk(coords, start, out))
     out[np.asarray(batch.infinity, dtype=bool)] = 0
     return out
 

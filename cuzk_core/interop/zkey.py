@@ -29,6 +29,7 @@ from cuzk_core.interop.points import (
     G1_BYTES,
     G2_BYTES,
     Allocator,
+    Decoder,
     default_allocator,
     g1_from_snarkjs,
     g2_from_snarkjs,
@@ -205,20 +206,23 @@ class Zkey:
             c=empty,
         )
 
-    def proving_key(self, alloc: Allocator = default_allocator) -> ProvingKey:
-        """The verifying key and the five bases, converted into buffers from ``alloc``."""
+    def proving_key(
+        self, alloc: Allocator = default_allocator, decode: Decoder | None = None
+    ) -> ProvingKey:
+        """The verifying key and the five bases, converted into buffers from ``alloc`` by
+        ``decode`` (a backend's ``cuzk_decode_snarkjs_points``; the numpy reference if None)."""
         header = self.header
         n = header.num_vars
 
         def g1(section_id: int, name: str, count: int):
             raw = self._points(section_id, name, count, G1_BYTES)
             where = f"{self.path}: section {section_id} ({name})"
-            return g1_from_snarkjs(raw, where, alloc, f"zkey.{name}")
+            return g1_from_snarkjs(raw, where, alloc, f"zkey.{name}", decode)
 
         a = g1(5, "A", n)
         b_g1 = g1(6, "B1", n)
         raw = self._points(7, "B2", n, G2_BYTES)
-        b_g2 = g2_from_snarkjs(raw, f"{self.path}: section 7 (B2)", alloc, "zkey.B2")
+        b_g2 = g2_from_snarkjs(raw, f"{self.path}: section 7 (B2)", alloc, "zkey.B2", decode)
         l = g1(8, "C", n - header.num_inputs)
         h = g1(9, "H", header.domain_size)
         return ProvingKey(self.verifying_key(), h, l, a, b_g1, b_g2, dense_ab=True)
