@@ -8,6 +8,7 @@
 #include "curves.h"
 #include "fr_ops.h"
 #include "poseidon.h"
+#include "snarkjs.h"
 #include "witness.h"
 
 /* ---------------------------------------------------------------- Python bindings */
@@ -115,6 +116,31 @@ MSM_BINDING(g2, 4)
 
 FIXED_BASE_BINDING(g1, 2)
 FIXED_BASE_BINDING(g2, 4)
+
+/* snarkjs_g1 / snarkjs_g2: zkey points (Montgomery bytes) into canonical out, infinity, status */
+#define SNARKJS_BINDING(G, AFF_FQ)                                                               \
+    static PyObject *py_snarkjs_##G(PyObject *self, PyObject *args) {                            \
+        Py_buffer raw, out, infinity, status;                                                    \
+        int threads;                                                                             \
+        if (!PyArg_ParseTuple(args, "y*w*w*w*i", &raw, &out, &infinity, &status, &threads))      \
+            return NULL;                                                                         \
+        Py_buffer *all[] = {&raw, &out, &infinity, &status};                                     \
+        Py_ssize_t n = status.len, bytes = n * (AFF_FQ) * (Py_ssize_t)sizeof(fq);                \
+        if (check_len(&raw, bytes, "raw") || check_len(&out, bytes, "out") ||                    \
+            check_len(&infinity, n, "infinity")) {                                               \
+            release(all, 4);                                                                     \
+            return NULL;                                                                         \
+        }                                                                                        \
+        Py_BEGIN_ALLOW_THREADS;                                                                  \
+        G##_snarkjs_decode(raw.buf, (size_t)n, out.buf, infinity.buf, status.buf,                \
+                           threads < 1 ? 1 : threads);                                           \
+        Py_END_ALLOW_THREADS;                                                                    \
+        release(all, 4);                                                                         \
+        Py_RETURN_NONE;                                                                          \
+    }
+
+SNARKJS_BINDING(g1, 2)
+SNARKJS_BINDING(g2, 4)
 
 static PyObject *py_fr_ntt(PyObject *self, PyObject *args) {
     Py_buffer values, omega;
@@ -474,6 +500,10 @@ static PyMethodDef methods[] = {
      "fixed_base_g1(base, scalars, threads, out, infinity): out[i] = scalars[i] * base"},
     {"fixed_base_g2", py_fixed_base_g2, METH_VARARGS,
      "fixed_base_g2(base, scalars, threads, out, infinity): out[i] = scalars[i] * base"},
+    {"snarkjs_g1", py_snarkjs_g1, METH_VARARGS,
+     "snarkjs_g1(raw, out, infinity, status, threads): zkey G1 points checked, out of Montgomery"},
+    {"snarkjs_g2", py_snarkjs_g2, METH_VARARGS,
+     "snarkjs_g2(raw, out, infinity, status, threads): zkey G2 points checked, out of Montgomery"},
     {"fr_ntt", py_fr_ntt, METH_VARARGS, "fr_ntt(values, omega_mont): in-place NTT"},
     {"fr_scale_powers", py_fr_scale_powers, METH_VARARGS,
      "fr_scale_powers(values, base_mont, first_mont): values[i] *= first * base^i"},

@@ -156,6 +156,19 @@ def fixed_base(batch: type[G1Affines] | type[G2Affines], base, scalars: np.ndarr
     return batch(out, infinity)
 
 
+def decode_snarkjs(raw: np.ndarray, group: str) -> tuple[G1Affines | G2Affines, np.ndarray]:
+    """A zkey's points (``(n, 96|192)`` uint8, Montgomery form) checked and made canonical on
+    every thread: (batch, status), status 0 valid, 1 a coordinate not below q, 2 off the curve."""
+    batch = G1Affines if group == "g1" else G2Affines
+    n = len(raw)
+    out = np.empty((n, *batch.POINT_SHAPE), dtype=np.uint64)
+    infinity = np.empty(n, dtype=np.bool_)
+    status = np.empty(n, dtype=np.uint8)
+    kernel = _native.snarkjs_g1 if group == "g1" else _native.snarkjs_g2
+    kernel(np.ascontiguousarray(raw, dtype=np.uint8), out, infinity, status, thread_count())
+    return batch(out, infinity), status
+
+
 def ntt(values: np.ndarray, omega: int) -> np.ndarray:
     """Evaluate at the powers of ``omega`` (natural order in and out), in a new array."""
     out = as_scalars(values).copy()
