@@ -9,6 +9,9 @@ in bulk, before converting.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import attrs
 import numpy as np
 
@@ -16,6 +19,8 @@ from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 
 _MASK = np.uint64(0xFFFFFFFF)
 _SHIFT = np.uint64(32)
+LANES = 1 << 14
+"""Values :meth:`MontgomeryField.from_montgomery` converts at a time (a chunk a thread)."""
 
 
 def _digits(value: int, count: int) -> np.ndarray:
@@ -106,15 +111,31 @@ class MontgomeryField:
     def from_montgomery(self, limbs: np.ndarray, times: int = 1) -> np.ndarray:
         """Multiply by R⁻¹ ``times`` times: Montgomery form (times=1) or R²-scaled (2) → canonical.
 
-        Inputs must be below the modulus (check with :meth:`below_modulus`).
+        Inputs must be below the modulus (check with :meth:`below_modulus`). Many values go in
+        chunks of :data:`LANES` on every core: a chunk's digit rows stay in the cache, and numpy
+        lets go of the GIL inside each operation (a zkey's millions of coefficients).
         """
         shape = limbs.shape
+        flat = np.asarray(limbs, dtype=np.uint64).reshape(-1, self.limbs)
+        if len(flat) <= LANES:
+            return self._from_montgomery(flat, times).reshape(shape)
+        out = np.empty_like(flat)
+
+        def chunk(start: int) -> None:
+            out[start : start + LANES] = self._from_montgomery(flat[start : start + LANES], times)
+
+        starts = range(0, len(flat), LANES)
+        with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
+            list(pool.map(chunk, starts))
+        return out.reshape(shape)
+
+    def _from_montgomery(self, limbs: np.ndarray, times: int) -> np.ndarray:
         digits = self.to_digits(limbs)
         for _ in range(times):
             t = np.zeros((2 * self.width + 1, digits.shape[1]), dtype=np.uint64)
             t[: self.width] = digits
             digits = self._redc(t)
-        return self.from_digits(digits).reshape(shape)
+        return self.from_digits(digits)
 
     def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Montgomery product ``a·b·R⁻¹`` of digit arrays ``(width, n)`` (inputs below modulus);
