@@ -335,3 +335,21 @@ def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_
     assert (mapped[-5:] == values[-5:]).all()  # dropped pages read back from the file
     anonymous = gpu.shared_copy(values[:8])
     assert (anonymous.get() == values[:8]).all()
+
+
+def test_cupy_key_buffers_are_page_locked_at_their_exact_size():
+    """A key section's host buffer is its own cudaHostAlloc, not a block of CuPy's pinned pool
+    (which rounds up to a power of two and keeps freed blocks pinned)."""
+    info = cupy_plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"cupy cannot run here: {info.reason}")
+    import cupy
+
+    pool = cupy.get_default_pinned_memory_pool()
+    before = pool.n_free_blocks()
+    nbytes = (3 << 20) + 5
+    array = cupy_plugin.gpu.adapter.alloc_pinned(nbytes)
+    assert array.nbytes == nbytes
+    assert cupy.cuda.pinned_memory.is_memory_pinned(array.ctypes.data)
+    del array
+    assert pool.n_free_blocks() == before
