@@ -17,7 +17,13 @@ from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.assembly import _DELTA_TABLES, keep_delta_tables
 from cuzk_core.groth16.keys import Proof, query_density
-from cuzk_core.groth16.prover import UnsatisfiedWitness, prove
+from cuzk_core.groth16.prover import (
+    UnsatisfiedWitness,
+    _query_scalars,
+    evaluated,
+    prove,
+    with_queries,
+)
 from cuzk_core.groth16.qap import SNARKJS
 from cuzk_core.groth16.setup import _Scaler, generate_parameters
 from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
@@ -231,6 +237,27 @@ def test_delta_tables_of_a_resident_key_give_the_same_proof(cpu, cube_key):
         for seed in (1, 2, 3)
     ]
     assert with_tables == plain
+
+
+def test_query_scalars_gathered_in_advance_give_the_same_proof(cpu, cube_key):
+    """The daemon's synthesis stage gathers the A and B query scalars (with_queries); the
+    prover takes those instead of gathering again, with the same proof bytes."""
+    assignment = evaluated(cpu, NativeCircuit(CubeCircuit(3)).assign(cpu))
+    prepared = with_queries(assignment)
+    a, b = prepared.queries
+    assert not cube_key.dense_ab and len(a) < len(assignment.witness)  # the unused variable
+    taken = _query_scalars(cube_key, prepared)
+    assert taken[0] is a and taken[1] is b  # taken as they are, not gathered again
+    gathered = _query_scalars(cube_key, assignment)
+    assert np.array_equal(gathered[0], a) and np.array_equal(gathered[1], b)
+
+    class Given:
+        def assign(self, backend):
+            return prepared
+
+    with_given = prove(cpu, Given(), LoadedKey(cube_key), seed=5).proof.to_bytes()
+    plain = prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=5).proof.to_bytes()
+    assert with_given == plain
 
 
 def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, monkeypatch):

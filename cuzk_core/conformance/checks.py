@@ -1093,8 +1093,8 @@ def _build() -> Iterator[Check]:
         yield Check(hook, "random-1-3-257", partial(_fixed_base_random, group))
         yield Check(hook, "edges", partial(_fixed_base_edges, group))
     for group in GROUPS:
-        run = partial(_decode_snarkjs_points, group)
-        yield Check("cuzk_decode_snarkjs_points", f"{group}-random-and-edges", run)
+        decode = partial(_decode_snarkjs_points, group)
+        yield Check("cuzk_decode_snarkjs_points", f"{group}-random-and-edges", decode)
     yield Check("cuzk_bench_clock", "optional", _bench_clock)
     yield Check("cuzk_device_memory", "optional", _device_memory)
     yield Check("isolation", "hooks-reach-one-backend", _isolation)

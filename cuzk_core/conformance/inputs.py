@@ -145,10 +145,12 @@ def snarkjs_point_rows(group: str, rng: random.Random, n: int) -> np.ndarray:
     one bit flipped, and x = 2^376, y = 0 (a single nonzero byte)."""
     from cuzk_core.interop.points import g1_to_snarkjs, g2_to_snarkjs
 
-    batch_type = GROUPS[group][2]
-    encode = g1_to_snarkjs if group == "g1" else g2_to_snarkjs
     points = [*random_points(group, rng, max(n, 1)), None, off_subgroup_point(group, rng)]
-    encoded = encode(batch_type.from_points(points))
+    encoded = (
+        g1_to_snarkjs(G1Affines.from_points(points))
+        if group == "g1"
+        else g2_to_snarkjs(G2Affines.from_points(points))
+    )
     rows = [*encoded[:n], encoded[-2], encoded[0], encoded[-1]]
     width = encoded.shape[1]
 

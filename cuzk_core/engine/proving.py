@@ -14,7 +14,7 @@ from cuzk_core.circuits import get_circuit
 from cuzk_core.engine.jobs import JobError, JobInput
 from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey
 from cuzk_core.errors import FormatError
-from cuzk_core.groth16.prover import ProofResult, evaluated, prove
+from cuzk_core.groth16.prover import ProofResult, evaluated, prove, with_queries
 from cuzk_core.groth16.sources import Assignment, LoadedKey, NativeCircuit
 from cuzk_core.interop.wtns import read_wtns
 from cuzk_core.progress import Progress
@@ -41,8 +41,8 @@ class _Assigned:
 
 
 def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prepared:
-    """Stage 1: the job's witness (with its rows and their products, checked, for an embedded
-    circuit), from its input, without the key's points."""
+    """Stage 1: the job's witness (with its rows, their products, checked, and the A and B
+    query scalars, for an embedded circuit), from its input, without the key's points."""
     if spec.kind is KeyKind.PARAMS:
         if job_input.witness_path is not None:
             raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
@@ -55,8 +55,9 @@ def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prep
         except (KeyError, TypeError, ValueError) as exc:
             message = exc.args[0] if exc.args else str(exc)
             raise JobError(f"circuit {spec.circuit['circuit']!r}: {message}") from None
-        # A·z, B·z, C·z and the witness check here too: stage 2 is the pipeline's longer stage.
-        assignment = evaluated(backend, NativeCircuit(circuit).assign(backend))
+        # A·z, B·z, C·z, the witness check and the query gathers here too: stage 2 is the
+        # pipeline's longer stage.
+        assignment = with_queries(evaluated(backend, NativeCircuit(circuit).assign(backend)))
         return Prepared(assignment.witness, assignment)
     if job_input.witness_path is None:
         raise JobError(f"key {spec.key_id!r} is a zkey: the job needs a witness (.wtns)")

@@ -30,12 +30,16 @@ class Assignment:
     as a ⊙ b, which a satisfying witness makes equal, and cannot check the witness.
     ``products``: A·z, B·z, C·z made (and the witness checked) already, by
     :func:`~cuzk_core.groth16.prover.evaluated` (the daemon does it in its synthesis stage).
+    ``queries``: the witness entries a sparse (bellperson) key's A and B queries hold points
+    for, gathered already by :func:`~cuzk_core.groth16.prover.with_queries` (the daemon's
+    synthesis stage too); a dense key takes the whole witness and ignores them.
     """
 
     matrices: R1CSMatrices
     witness: np.ndarray
     has_c: bool = True
     products: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    queries: tuple[np.ndarray, np.ndarray] | None = None
 
 
 class WitnessSource(Protocol):
