@@ -108,12 +108,15 @@ class MontgomeryField:
             out[:, big] = _subtract_digits(out[:, big], n_digits[:, None])
         return out
 
-    def from_montgomery(self, limbs: np.ndarray, times: int = 1) -> np.ndarray:
+    def from_montgomery(
+        self, limbs: np.ndarray, times: int = 1, *, threads: bool = False
+    ) -> np.ndarray:
         """Multiply by R⁻¹ ``times`` times: Montgomery form (times=1) or R²-scaled (2) → canonical.
 
-        Inputs must be below the modulus (check with :meth:`below_modulus`). Many values go in
-        chunks of :data:`LANES` on every core: a chunk's digit rows stay in the cache, and numpy
-        lets go of the GIL inside each operation (a zkey's millions of coefficients).
+        Inputs must be below the modulus (check with :meth:`below_modulus`). Values go in chunks
+        of :data:`LANES`, so a chunk's digit rows stay in the cache; with ``threads`` the chunks
+        run on every core (numpy lets go of the GIL inside each operation), for a caller that
+        is not on a pool's thread already (a zkey's millions of coefficients).
         """
         shape = limbs.shape
         flat = np.asarray(limbs, dtype=np.uint64).reshape(-1, self.limbs)
@@ -125,8 +128,12 @@ class MontgomeryField:
             out[start : start + LANES] = self._from_montgomery(flat[start : start + LANES], times)
 
         starts = range(0, len(flat), LANES)
-        with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
-            list(pool.map(chunk, starts))
+        if threads:
+            with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
+                list(pool.map(chunk, starts))
+        else:
+            for start in starts:
+                chunk(start)
         return out.reshape(shape)
 
     def _from_montgomery(self, limbs: np.ndarray, times: int) -> np.ndarray:

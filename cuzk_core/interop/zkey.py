@@ -182,7 +182,7 @@ class Zkey:
             raise reader.error(
                 f"{num_rows} constraint rows do not match domainSize {header.domain_size}"
             )
-        coeffs = FR.from_montgomery(values, times=2)
+        coeffs = FR.from_montgomery(values, times=2, threads=True)
         num_vars = header.num_vars
         a, b = (
             csr_from_triples(
