@@ -10,6 +10,7 @@ in bulk, before converting.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
@@ -114,27 +115,27 @@ class MontgomeryField:
         """Multiply by R⁻¹ ``times`` times: Montgomery form (times=1) or R²-scaled (2) → canonical.
 
         Inputs must be below the modulus (check with :meth:`below_modulus`). Values go in chunks
-        of :data:`LANES`, so a chunk's digit rows stay in the cache; with ``threads`` the chunks
-        run on every core (numpy lets go of the GIL inside each operation), for a caller that
-        is not on a pool's thread already (a zkey's millions of coefficients).
+        (see :func:`in_chunks`; ``threads`` for a caller not on a pool's thread already, such
+        as a zkey's millions of coefficients).
         """
-        shape = limbs.shape
         flat = np.asarray(limbs, dtype=np.uint64).reshape(-1, self.limbs)
-        if len(flat) <= LANES:
-            return self._from_montgomery(flat, times).reshape(shape)
-        out = np.empty_like(flat)
+        out = in_chunks(
+            lambda start, stop: self._from_montgomery(flat[start:stop], times), flat, threads
+        )
+        return out.reshape(limbs.shape)
 
-        def chunk(start: int) -> None:
-            out[start : start + LANES] = self._from_montgomery(flat[start : start + LANES], times)
+    def add_limbs(self, a: np.ndarray, b: np.ndarray, *, threads: bool = False) -> np.ndarray:
+        """``a + b mod N`` on ``(n, limbs)`` limb arrays (below the modulus), in chunks: 2^22
+        values in 0.27 s instead of 2.3 s for whole-array digit rows on this VM."""
+        a = np.asarray(a, dtype=np.uint64)
+        b = np.asarray(b, dtype=np.uint64)
 
-        starts = range(0, len(flat), LANES)
-        if threads:
-            with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
-                list(pool.map(chunk, starts))
-        else:
-            for start in starts:
-                chunk(start)
-        return out.reshape(shape)
+        def part(start: int, stop: int) -> np.ndarray:
+            return self.from_digits(
+                self.add(self.to_digits(a[start:stop]), self.to_digits(b[start:stop]))
+            )
+
+        return in_chunks(part, a, threads)
 
     def _from_montgomery(self, limbs: np.ndarray, times: int) -> np.ndarray:
         digits = self.to_digits(limbs)
@@ -171,6 +172,30 @@ class MontgomeryField:
         """``value`` in Montgomery form as digits for ``n`` lanes."""
         montgomery = value * self.radix % self.modulus
         return np.repeat(_digits(montgomery, self.width)[:, None], n, axis=1)
+
+
+def in_chunks(
+    work: Callable[[int, int], np.ndarray], like: np.ndarray, threads: bool
+) -> np.ndarray:
+    """``work(start, stop)`` over chunks of :data:`LANES` rows of ``like``, into a new array of
+    its shape: a chunk's digit rows stay in the cache, where whole-array rows of millions of
+    values stream through memory once per digit operation. With ``threads`` the chunks run on
+    every core (numpy lets go of the GIL inside each operation)."""
+    if len(like) <= LANES:
+        return work(0, len(like))
+    out = np.empty_like(like)
+
+    def chunk(start: int) -> None:
+        out[start : start + LANES] = work(start, min(len(like), start + LANES))
+
+    starts = range(0, len(like), LANES)
+    if threads:
+        with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
+            list(pool.map(chunk, starts))
+    else:
+        for start in starts:
+            chunk(start)
+    return out
 
 
 def _limbs(value: int, count: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FQ_BYTES, FQ_MODULUS, FR_BYTES, FR_MODULUS
 from cuzk_core.fileio import atomic_output
 from cuzk_core.groth16.keys import ProvingKey
-from cuzk_core.interop.montgomery import FR
+from cuzk_core.interop.montgomery import FR, in_chunks
 from cuzk_core.interop.points import g1_to_snarkjs, g2_to_snarkjs
 from cuzk_core.interop.zkey import COEFFICIENT, GROTH16_PROTOCOL, ZKEY_MAGIC
 from cuzk_core.layout import G1Affines, G2Affines
@@ -46,8 +46,14 @@ def _entries(matrix: SparseMatrix, which: int) -> np.ndarray:
     records["signal"] = matrix.cols
     if len(records):
         r_squared_times_r = FR.constant(FR.radix**2 % FR_MODULUS, 1)  # R³ mod r, every lane
-        scaled = FR.mul(FR.to_digits(matrix.coeffs), r_squared_times_r)  # c·R³·R⁻¹ = c·R²
-        records["value"] = FR.from_digits(scaled)
+        coeffs = matrix.coeffs
+        records["value"] = in_chunks(  # c·R³·R⁻¹ = c·R²; chunked: 2^21 values 1.3–1.7 → 0.5 s here
+            lambda start, stop: FR.from_digits(
+                FR.mul(FR.to_digits(coeffs[start:stop]), r_squared_times_r)
+            ),
+            coeffs,
+            threads=True,
+        )
     return records
 
 
