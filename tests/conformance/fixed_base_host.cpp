@@ -4,10 +4,10 @@
 // backends/gpu/fixed_base.py uploads them), the scalar count and each scalar's 8 words.
 // stdout: a line per scalar, its infinity flag and then its affine point's words (canonical).
 #include <iostream>
-#include <string>
 #include <vector>
 
 #include "ec/fixed_base.cu"
+#include "group_main.h"
 
 template <class F>
 static void run(std::istream& in) {
@@ -30,16 +30,4 @@ static void run(std::istream& in) {
     }
 }
 
-int main() {
-    std::string group;
-    std::cin >> group >> std::hex;
-    std::cout << std::hex;
-    if (group == "g1") {
-        run<fq_t>(std::cin);
-    } else if (group == "g2") {
-        run<fq2_t>(std::cin);
-    } else {
-        return 1;
-    }
-    return 0;
-}
+CUZK_GROUP_MAIN(run)

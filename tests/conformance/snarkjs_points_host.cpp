@@ -3,10 +3,10 @@
 // point count and each point's words as they lie in a zkey. stdout: a line per point, its
 // status, its infinity flag and then its canonical words.
 #include <iostream>
-#include <string>
 #include <vector>
 
 #include "ec/snarkjs_points.cu"
+#include "group_main.h"
 
 template <class F>
 static void run(std::istream& in) {
@@ -24,16 +24,4 @@ static void run(std::istream& in) {
     }
 }
 
-int main() {
-    std::string group;
-    std::cin >> group >> std::hex;
-    std::cout << std::hex;
-    if (group == "g1") {
-        run<fq_t>(std::cin);
-    } else if (group == "g2") {
-        run<fq2_t>(std::cin);
-    } else {
-        return 1;
-    }
-    return 0;
-}
+CUZK_GROUP_MAIN(run)
