@@ -9,19 +9,18 @@ in bulk, before converting.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 import numpy as np
 
+from cuzk_core.chunks import each_chunk
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 
 _MASK = np.uint64(0xFFFFFFFF)
 _SHIFT = np.uint64(32)
 LANES = 1 << 14
-"""Values :meth:`MontgomeryField.from_montgomery` converts at a time (a chunk a thread)."""
+"""Rows a chunk of :func:`in_chunks` holds (a chunk a thread when threaded)."""
 
 
 def _digits(value: int, count: int) -> np.ndarray:
@@ -178,9 +177,8 @@ def in_chunks(
     work: Callable[[int, int], np.ndarray], like: np.ndarray, threads: bool
 ) -> np.ndarray:
     """``work(start, stop)`` over chunks of :data:`LANES` rows of ``like``, into a new array of
-    its shape: a chunk's digit rows stay in the cache, where whole-array rows of millions of
-    values stream through memory once per digit operation. With ``threads`` the chunks run on
-    every core (numpy lets go of the GIL inside each operation)."""
+    its shape (see :mod:`cuzk_core.chunks`: a chunk's digit rows stay in the caches; with
+    ``threads`` the chunks run on every core)."""
     if len(like) <= LANES:
         return work(0, len(like))
     out = np.empty_like(like)
@@ -188,13 +186,7 @@ def in_chunks(
     def chunk(start: int) -> None:
         out[start : start + LANES] = work(start, min(len(like), start + LANES))
 
-    starts = range(0, len(like), LANES)
-    if threads:
-        with ThreadPoolExecutor(max_workers=min(len(starts), os.cpu_count() or 1)) as pool:
-            list(pool.map(chunk, starts))
-    else:
-        for start in starts:
-            chunk(start)
+    each_chunk(len(like), LANES, chunk, threads)
     return out
 
 

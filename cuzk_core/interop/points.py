@@ -9,13 +9,12 @@ a key's many query points is ``cuzk check --key``'s (:mod:`cuzk_core.groth16.key
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
+from cuzk_core.chunks import each_chunk
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_BYTES
 from cuzk_core.interop.montgomery import FQ
@@ -111,14 +110,8 @@ def _decode_chunk(
 
 def on_every_core(count: int, work: Callable[[int], Any]) -> list[Any]:
     """``work(start)`` for the chunks of ``count`` points (each :data:`CHUNK_POINTS` from
-    ``start``) on every core, results in chunk order.
-
-    numpy releases the GIL inside its array operations, so threads run the chunks in parallel.
-    """
-    starts = range(0, count, CHUNK_POINTS)
-    workers = min(len(starts), os.cpu_count() or 1) or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(work, starts))
+    ``start``) on every core, results in chunk order."""
+    return each_chunk(count, CHUNK_POINTS, work)
 
 
 def first_problem(count: int, check: Callable[[int], str | None]) -> str | None:
