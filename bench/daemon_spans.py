@@ -4,7 +4,8 @@ Each round starts one warm daemon per mode (the key preloaded and its warm-up pr
 ``daemon_bench.py``'s warm runs, with ``[engine] trace`` on), runs ``cuzk bench batch --count N``
 against it and averages every span over the jobs after the first quarter. The table lists the
 spans largest growth first: the ones pipelining stretches are where the two stages contend
-(the GIL, the device, memory), the question issue 14's 1.3× turns on.
+(the GIL, the device, memory), the question issue 14's 1.3× turns on; for the most stretched,
+it lists what the other jobs ran beside them.
 
     python bench/daemon_spans.py --profile h200 --params /tmp/p20 --count 20 --rounds 2 \\
         --json bench/results/DATE-h200-daemon-spans-2e20.json
@@ -63,10 +64,35 @@ def batch_spans(profile: str, key: Path, folder: Path, pipeline: str, count: int
     totals: dict[str, float] = defaultdict(float)
     for span in spans:
         if span["job"] in kept and span.get("end") is not None:
-            name = span["name"].rsplit(" j", 1)[0]
-            totals[name] += (span["end"] - span["start"]) * 1000.0
+            totals[_name(span)] += (span["end"] - span["start"]) * 1000.0
     means = {name: round(total / len(kept), 3) for name, total in totals.items()}
-    return {"wall_s": summary["wall_s"], "jobs_averaged": len(kept), "span_ms": means}
+    return {
+        "wall_s": summary["wall_s"],
+        "jobs_averaged": len(kept),
+        "span_ms": means,
+        "overlap_ms": overlaps(spans, kept),
+    }
+
+
+def overlaps(spans: list[dict], kept: set[str]) -> dict[str, dict[str, float]]:
+    """For each span name, the mean ms a job that other jobs' spans (by name) ran beside it:
+    what a stretched span shared its time with."""
+    closed = [s for s in spans if s.get("end") is not None]
+    found: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for span in closed:
+        if span["job"] not in kept:
+            continue
+        for other in closed:
+            if other["job"] == span["job"]:
+                continue
+            shared = min(span["end"], other["end"]) - max(span["start"], other["start"])
+            if shared > 0:
+                found[_name(span)][_name(other)] += shared * 1000.0 / len(kept)
+    return {k: {o: round(ms, 3) for o, ms in v.items()} for k, v in found.items()}
+
+
+def _name(span: dict) -> str:
+    return span["name"].rsplit(" j", 1)[0]
 
 
 def main() -> None:
@@ -101,6 +127,11 @@ def main() -> None:
         off, on = medians["off"].get(name, 0.0), medians["on"].get(name, 0.0)
         table.append({"span": name, "off_ms": off, "on_ms": on, "growth_ms": round(on - off, 3)})
         print(f"{name[:36]:36s}{off:9.1f}{on:9.1f}{on - off:9.1f}")
+    print("with pipelining on, what other jobs ran beside the most stretched spans (ms a job):")
+    for row in table[:4]:
+        beside = runs["on"][-1]["overlap_ms"].get(row["span"], {})
+        top = sorted(beside.items(), key=lambda item: -item[1])[:5]
+        print(f"  {row['span']}: " + ", ".join(f"{name} {ms:.1f}" for name, ms in top))
     walls = {mode: [run["wall_s"] for run in runs[mode]] for mode in MODES}
     ratios = [round(off / on, 3) for on, off in zip(walls["on"], walls["off"], strict=True)]
     print(f"walls on {walls['on']}, off {walls['off']}: off/on {ratios}")

@@ -166,15 +166,21 @@ def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
 
 
 def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) -> None:
-    """The MSM with bases and scalars copied from pageable, then page-locked, host memory (the
-    bases' upload then overlaps the scalars' copy and sort, as in a proof)."""
+    """The MSM with bases and scalars copied from host memory: pageable with the driver's
+    copies (pinning ``none``), pageable through the staging pool (``pool``), and page-locked
+    (the bases' upload overlaps the scalars' copy and sort in the last two, as in a proof)."""
     batch = type(distinct)
     coords = np.tile(distinct.coords, (reps,) + (1,) * (distinct.coords.ndim - 1))[:n]
     points = batch(coords, np.zeros(n, dtype=bool))
     ops = msm.GROUPS[group]
-    for label, pinning in (("pageable", "none"), ("pinned", "pool")):
+    cases = (
+        ("pageable", "none", False),
+        ("pageable_pool", "pool", False),
+        ("pinned", "pool", True),
+    )
+    for label, pinning, page_locked in cases:
         profile = load_profile("h200", {"memory.pinning": pinning})
-        if pinning == "pool":
+        if page_locked:
             pinned = gp.memory.alloc_host(profile, coords.shape, "uint64")
             pinned[...] = coords
             points = batch(pinned, np.zeros(n, dtype=bool))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
-from cuzk_backend_gpu import msm, ntt
+from cuzk_backend_gpu import memory, msm, ntt
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
@@ -135,6 +135,7 @@ class _Occupancy:
             "multiprocessors": 132,
             "threads_per_multiprocessor": self._threads,
             "registers_per_multiprocessor": 65536,
+            "l2_bytes": 50 << 20,
         }
 
 
@@ -165,6 +166,23 @@ def test_ntt_plans_cover_every_stage_within_a_block(log_n):
         assert first == 0 or stages + run == min(ntt.SHARED_LOG, first + stages)  # blocks full
         stage += stages
     assert stage == log_n
+
+
+@pytest.mark.parametrize("c", range(6, 22))
+@pytest.mark.parametrize("l2_mib", [2, 6, 50, 60])
+def test_scatter_launches_keep_their_write_fronts_within_the_l2_share(c, l2_mib):
+    per_window = msm.bucket_count(c, True)
+    step = msm.scatter_windows(l2_mib << 20, per_window)
+    assert step >= 1
+    assert step == 1 or step * per_window * 32 <= (l2_mib << 20) // msm.SCATTER_L2_SHARE
+
+
+@pytest.mark.parametrize("nbytes", [0, 1, memory.COPY_SLICE, 3 * memory.COPY_SLICE + 17])
+def test_staging_copies_in_slices_give_every_byte(nbytes):
+    source = np.random.default_rng(nbytes).integers(0, 256, nbytes, dtype=np.uint8)
+    destination = np.zeros_like(source)
+    memory.parallel_copy(destination, source)
+    assert np.array_equal(destination, source)
 
 
 # ---------------------------------------------------------------- streamed bases (stream / mmap)

@@ -71,6 +71,7 @@ class CupyAdapter:
             "multiprocessors": props["multiProcessorCount"],
             "threads_per_multiprocessor": props["maxThreadsPerMultiProcessor"],
             "registers_per_multiprocessor": props["regsPerMultiprocessor"],
+            "l2_bytes": props["l2CacheSize"],
             "memory_gib": props["totalGlobalMem"] / GIB,
             "driver_cuda": f"{driver // 1000}.{driver % 1000 // 10}",
             "library": f"CuPy {cupy.__version__}",
@@ -126,16 +127,20 @@ class CupyAdapter:
 
     def copy_htod(self, pointer: int, host: np.ndarray) -> None:
         """A copy from the host, done when this returns (after this thread's queued work)."""
-        runtime, stream = _cupy().cuda.runtime, self._own_stream()
-        kind = runtime.memcpyHostToDevice
-        runtime.memcpyAsync(pointer, host.ctypes.data, host.nbytes, kind, stream.ptr)
-        stream.synchronize()
+        self._copy_now(pointer, host.ctypes.data, host.nbytes, "memcpyHostToDevice")
 
     def copy_dtoh(self, host: np.ndarray, pointer: int) -> None:
         """A copy to the host, done when this returns (after this thread's queued work)."""
+        self._copy_now(host.ctypes.data, pointer, host.nbytes, "memcpyDeviceToHost")
+
+    def _copy_now(self, destination: int, source: int, nbytes: int, kind: str) -> None:
+        """A blocking copy that first waits for this thread's stream, then copies. A copy to
+        or from pageable memory queued behind a long kernel waits inside the driver, and other
+        threads' copies queue behind it there: in the daemon the prover's scalar uploads
+        waited ~37 ms for the next job's witness kernel (bench/NOTES.md, round 9)."""
         runtime, stream = _cupy().cuda.runtime, self._own_stream()
-        kind = runtime.memcpyDeviceToHost
-        runtime.memcpyAsync(host.ctypes.data, pointer, host.nbytes, kind, stream.ptr)
+        stream.synchronize()
+        runtime.memcpyAsync(destination, source, nbytes, getattr(runtime, kind), stream.ptr)
         stream.synchronize()
 
     def copy_dtod(self, destination: int, source: int, nbytes: int) -> None:

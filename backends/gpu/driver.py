@@ -222,6 +222,10 @@ class Gpu:
             found = self._resident[key] = info["multiprocessors"] * blocks * block
         return found
 
+    def l2_bytes(self) -> int:
+        """The device's L2 cache size in bytes."""
+        return int(self._info()["l2_bytes"])
+
     def _info(self) -> dict[str, Any]:
         """The adapter's description of device 0, asked once."""
         if self._device_info is None:

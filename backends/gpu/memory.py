@@ -3,7 +3,7 @@
 Pinning (``memory.pinning``): ``none`` copies from pageable memory (the driver stages it);
 ``register`` page-locks the big host arrays in place (cudaHostRegister, the adapter's
 ``register``) during ``pin``; ``pool`` uploads through a reused pair of page-locked staging
-buffers (``pool_mib`` in all), so the CPU fills one while the DMA engine drains the other,
+buffers (``pool_mib`` in all), so a few CPU threads fill one while the DMA engine drains the other,
 downloads results into reused page-locked arrays, and ``alloc_host`` hands out page-locked
 arrays. Key storage (``memory.key_storage``): ``device`` keeps uploaded bases resident across
 proofs (keyed by the host batch, freed when it is), ``host`` uploads per proof and frees on
@@ -25,6 +25,7 @@ the NTTs, each transform's output into the next).
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -84,6 +85,29 @@ class Registration:
     entries: list[tuple[int, Any]] = attrs.field(factory=list)
 
 
+COPY_SLICE = 8 * _MIB
+"""Bytes one copying thread moves into a staging half at a time."""
+_copiers: ThreadPoolExecutor | None = None
+_copiers_lock = threading.Lock()
+
+
+def parallel_copy(destination: np.ndarray, source: np.ndarray) -> None:
+    """``destination[...] = source`` (equal-sized byte arrays) in slices on a few threads: one
+    thread copying pageable memory into a staging half is several times slower than the DMA
+    that drains it, and numpy lets go of the GIL while it copies."""
+    global _copiers
+    if source.nbytes <= COPY_SLICE:
+        np.copyto(destination, source)
+        return
+    with _copiers_lock:
+        if _copiers is None:
+            workers = max(1, min(8, os.cpu_count() or 1))
+            _copiers = ThreadPoolExecutor(workers, thread_name_prefix="cuzk-stage")
+    slices = [slice(a, a + COPY_SLICE) for a in range(0, source.nbytes, COPY_SLICE)]
+    for done in [_copiers.submit(np.copyto, destination[s], source[s]) for s in slices]:
+        done.result()
+
+
 class StagingPool:
     """Two reused page-locked buffers for chunked, overlapped uploads."""
 
@@ -119,7 +143,7 @@ class StagingPool:
                     self._events[slot].synchronize()
                 size = min(step, src.nbytes - offset)
                 buffer = self._buffers[slot]
-                np.copyto(buffer[:size], src[offset : offset + size])
+                parallel_copy(buffer[:size], src[offset : offset + size])
                 if mapped is not None:
                     drop_pages(mapped[0], mapped[1] + offset, size)
                 adapter.copy_htod_async(out.ptr + offset, buffer[:size], stream)

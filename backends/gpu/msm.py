@@ -40,6 +40,12 @@ CHUNK_THREADS = 1 << 15
 """Threads the chunked running sums aim for (chunk length follows)."""
 MIN_RANGE = 8
 """Fewest entries a thread of the first bucket-summing pass adds (small MSMs)."""
+SCATTER_L2_SHARE = 8
+"""The scatter's bucket write fronts (a 32-byte sector per bucket) may fill 1/SCATTER_L2_SHARE of
+the L2: it runs over that many windows' buckets at a time, so partly written sectors stay in
+the cache instead of going back to memory half-filled. On the H200 (60 MiB of L2) 8 against
+one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 23.1 → 20.4 with
+17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
 REDUCE_SEGMENT = 8
 """Segment length of the later, latency-bound passes: more passes, each with shorter chains."""
 
@@ -103,12 +109,21 @@ def bucket_count(c: int, signed: bool) -> int:
 
 def auto_window_bits(n: int, signed: bool) -> int:
     """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
-    reduction's fixed latency dominates and small windows win; then 15 bits below 2^21 points
-    and 17 from there (at 2^22 and 2^24, 17 beat 16 by 2.5–3%, 18 and 19 lost 5–20%: their
-    sort costs more than the additions they save). Unsigned digits use the same widths."""
+    reduction's fixed latency dominates and small windows win; then 15 bits below 2^20 points,
+    16 up to 2^24 and 17 beyond. With the scatter in L2-sized launches, 16 bits beat 15 at 2^20
+    (13.2 against 14.9 ms) and 17 and 18 at 2^24 (139 against 147 and 142 ms): the sort grows
+    with the window faster than the additions shrink. Unsigned digits use the same widths."""
     if n < 1 << 14:
         return max(6, n.bit_length() - 4)
-    return 15 if n < 1 << 21 else 17
+    if n < 1 << 20:
+        return 15
+    return 16 if n <= 1 << 24 else 17
+
+
+def scatter_windows(l2_bytes: int, per_window: int) -> int:
+    """Windows one scatter launch covers: their buckets' 32-byte write fronts within a share of
+    the L2 (at least one window)."""
+    return max(1, l2_bytes // SCATTER_L2_SHARE // (32 * per_window))
 
 
 def _kernel(gpu: Gpu, name: str) -> Any:
@@ -290,10 +305,12 @@ def pippenger(
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = windows * per_window
     with gpu.step(timer, "msm_sort", windows=windows):
-        digit_args = (scalars, skip if skip is not None else NULL, _u32(n), _u32(c))
-        digit_args += (_u32(windows), _u32(per_window), np.int32(signed))
+        head = (scalars, skip if skip is not None else NULL, _u32(n), _u32(c))
+        tail = (_u32(per_window), np.int32(signed))
         counts = gpu.zeros((groups,), np.uint32)
-        gpu.launch(_kernel(gpu, "msm_bucket_counts"), n, (*digit_args, counts))
+        gpu.launch(
+            _kernel(gpu, "msm_bucket_counts"), n, (*head, _u32(0), _u32(windows), *tail, counts)
+        )
         offsets = gpu.empty((groups + 1,), np.uint32)
         gpu.clear(offsets[:1])
         scan.inclusive_sum(gpu, counts, offsets[1:])
@@ -306,7 +323,11 @@ def pippenger(
             return None
         cursor = gpu.copy(offsets[:-1])
         entries = gpu.empty((total,), np.uint32)
-        gpu.launch(_kernel(gpu, "msm_scatter"), n, (*digit_args, cursor, entries))
+        scatter = _kernel(gpu, "msm_scatter")
+        step = scatter_windows(gpu.l2_bytes(), per_window)
+        for first in range(0, windows, step):
+            window_range = (_u32(first), _u32(min(windows, first + step)))
+            gpu.launch(scatter, n, (*head, *window_range, *tail, cursor, entries))
         del cursor, counts
     wait()
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):

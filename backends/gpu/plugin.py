@@ -320,8 +320,9 @@ class GpuPlugin:
         with self._device(ctx, f"MSM {label!r} in {group.upper()} ({count} points)"):
             slicer, streamed = self._slicer(ctx, bases, group)
             self.gpu.ensure_fits(len(scalars) * _SCALAR_BYTES, f"the scalars of MSM {label!r}")
-            words = np.ascontiguousarray(scalars, dtype=np.uint64)
-            on_device = self.memory.to_device(ctx.profile, words)
+            with ctx.timer.span("upload_scalars", n=len(scalars)):
+                words = np.ascontiguousarray(scalars, dtype=np.uint64)
+                on_device = self.memory.to_device(ctx.profile, words)
             return msm.msm(
                 self.gpu,
                 msm.GROUPS[group],

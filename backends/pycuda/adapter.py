@@ -128,6 +128,7 @@ class PycudaAdapter:
             "registers_per_multiprocessor": device.get_attribute(
                 attribute.MAX_REGISTERS_PER_MULTIPROCESSOR
             ),
+            "l2_bytes": device.get_attribute(attribute.L2_CACHE_SIZE),
             "memory_gib": device.total_memory() / GIB,
             "driver_cuda": f"{driver // 1000}.{driver % 1000 // 10}",
             "library": f"PyCUDA {pycuda.VERSION_TEXT}",

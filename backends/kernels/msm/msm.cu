@@ -13,27 +13,33 @@ extern "C" __global__ void fq_to_mont(fq_t* words, uint64_t n) {
     if (i < n) store_vec(words + i, load_vec(words + i).to_mont());
 }
 
-// counts[w·buckets + |d| − 1] += 1 for every nonzero digit d of every scalar not skipped.
+// counts[w·buckets + |d| − 1] += 1 for every nonzero digit d in windows [first, last) of every
+// scalar not skipped.
 extern "C" __global__ void msm_bucket_counts(const uint32_t* scalars, const uint8_t* skip,
-                                             uint32_t n, uint32_t c, uint32_t windows,
-                                             uint32_t buckets, int is_signed, uint32_t* counts) {
+                                             uint32_t n, uint32_t c, uint32_t first,
+                                             uint32_t last, uint32_t buckets, int is_signed,
+                                             uint32_t* counts) {
     const uint32_t i = (uint32_t)global_thread();
     if (i >= n || (skip != nullptr && skip[i])) return;
-    for_each_digit(scalars, i, c, windows, is_signed != 0, [&](uint32_t w, uint32_t mag, bool) {
+    for_each_digit(scalars, i, c, first, last, is_signed != 0, [&](uint32_t w, uint32_t mag, bool) {
         atomicAdd(counts + (uint64_t)w * buckets + mag - 1, 1u);
     });
 }
 
-// entries[cursor[bucket]++] = i | sign for every nonzero digit: the counting sort's scatter.
+// entries[cursor[bucket]++] = i | sign for every nonzero digit in windows [first, last): the
+// counting sort's scatter. The host passes a few windows at a time so that the buckets' write
+// fronts (a 32-byte sector each) stay in L2 rather than being written back half-filled.
 extern "C" __global__ void msm_scatter(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
-                                       uint32_t c, uint32_t windows, uint32_t buckets,
-                                       int is_signed, uint32_t* cursor, uint32_t* entries) {
+                                       uint32_t c, uint32_t first, uint32_t last,
+                                       uint32_t buckets, int is_signed, uint32_t* cursor,
+                                       uint32_t* entries) {
     const uint32_t i = (uint32_t)global_thread();
     if (i >= n || (skip != nullptr && skip[i])) return;
-    for_each_digit(scalars, i, c, windows, is_signed != 0, [&](uint32_t w, uint32_t mag, bool neg) {
-        const uint32_t pos = atomicAdd(cursor + (uint64_t)w * buckets + mag - 1, 1u);
-        entries[pos] = i | (neg ? MSM_SIGN_BIT : 0u);
-    });
+    for_each_digit(scalars, i, c, first, last, is_signed != 0,
+                   [&](uint32_t w, uint32_t mag, bool neg) {
+                       const uint32_t pos = atomicAdd(cursor + (uint64_t)w * buckets + mag - 1, 1u);
+                       entries[pos] = i | (neg ? MSM_SIGN_BIT : 0u);
+                   });
 }
 
 // seg_counts[g] = ⌈(offsets[g + 1] − offsets[g]) / seg_len⌉: the segments of each group of a
