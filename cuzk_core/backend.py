@@ -202,10 +202,6 @@ class Backend:
         """snarkjs points (``(n, 96|192)`` bytes) → a canonical batch and a status per point."""
         return self._call("cuzk_decode_snarkjs_points", raw=raw, group=group)
 
-    def gather_rows(self, values: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        """``values[indices]`` along the first axis (on the device when it holds ``values``)."""
-        return self._call("cuzk_gather_rows", values=values, indices=indices)
-
     def implements(self, hook: str) -> bool:
         """Whether the backend itself implements ``hook`` (not the core's fallback for it)."""
         impls = getattr(self._hook, hook).get_hookimpls()

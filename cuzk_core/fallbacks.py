@@ -2,9 +2,8 @@
 
 A backend that leaves an optional hook out (or returns None from it) gets these: nothing to
 prepare, the plain-Python witness evaluator, Poseidon permutation and fixed-base reference
-(which any implementation must match bit for bit), the numpy snarkjs point decoder, row gathers
-on host threads, and the host clock. ``cuzk_device_memory`` has none: a host-only backend has no
-device.
+(which any implementation must match bit for bit), the numpy snarkjs point decoder, and the host
+clock. ``cuzk_device_memory`` has none: a host-only backend has no device.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from cuzk_core.bench.clock import Clock, HostClock
 from cuzk_core.curve.g1 import G1Affine, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2Affine, g2_fixed_base_batch
 from cuzk_core.gadgets.poseidon.batch import PoseidonTable, reference_permute
-from cuzk_core.gather import gather_rows
 from cuzk_core.hookspecs import BackendContext
 from cuzk_core.interop.points import reference_decode
 from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
@@ -77,12 +75,6 @@ def cuzk_decode_snarkjs_points(
 ) -> tuple[G1Affines | G2Affines, np.ndarray]:
     """snarkjs points decoded in numpy on every core."""
     return reference_decode(raw, group)
-
-
-@hookimpl(trylast=True)
-def cuzk_gather_rows(ctx: BackendContext, values: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """``values[indices]`` on host threads."""
-    return gather_rows(values, indices)
 
 
 @hookimpl(trylast=True)

@@ -8,7 +8,6 @@ so plain threads do. Used by setup's QAP transposition and the prover's A/B quer
 from __future__ import annotations
 
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -19,25 +18,11 @@ MIN_ROWS_PER_THREAD = 1 << 16
 """Below this many rows a thread costs more than it saves: fewer threads (one for small)."""
 
 
-_shared: ThreadPoolExecutor | None = None
-_shared_lock = threading.Lock()
-
-
-def _shared_pool() -> ThreadPoolExecutor:
-    """The process's gather threads, made on first use (a proof gathers twice, a daemon every
-    job: starting 16 threads each time costs more than small gathers)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = ThreadPoolExecutor(THREADS, thread_name_prefix="cuzk-gather")
-        return _shared
-
-
 def gather_rows(
     values: np.ndarray, indices: np.ndarray, pool: ThreadPoolExecutor | None = None
 ) -> np.ndarray:
     """``np.take(values, indices, axis=0)``, one slice of ``indices`` per thread (``pool``'s,
-    else the process's gather threads); indices must be in range."""
+    else a pool made for the call); indices must be in range."""
     threads = max(1, min(THREADS, len(indices) // MIN_ROWS_PER_THREAD))
     if threads == 1:
         return np.take(values, indices, axis=0)
@@ -47,5 +32,9 @@ def gather_rows(
     def part(lo: int, hi: int) -> None:
         np.take(values, indices[lo:hi], axis=0, out=out[lo:hi], mode="clip")  # clip: unbuffered
 
-    list((pool or _shared_pool()).map(part, bounds[:-1], bounds[1:]))
+    if pool is None:
+        with ThreadPoolExecutor(threads) as own:
+            list(own.map(part, bounds[:-1], bounds[1:]))
+    else:
+        list(pool.map(part, bounds[:-1], bounds[1:]))
     return out

@@ -376,23 +376,6 @@ def cuzk_quotient_on_coset(
 
 
 @hookspec(firstresult=True)
-def cuzk_gather_rows(ctx: BackendContext, values: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """``values[indices]`` along the first axis: the A and B query scalars of a sparse key, the
-    witness entries of the variables each matrix uses. Optional. Stops at first non-None result.
-
-    Without it (or when it returns None) the core gathers on host threads
-    (:func:`cuzk_core.gather.gather_rows`); results must match it bit for bit. A device backend
-    that holds ``values`` already (the witness it returned) gathers there and keeps the result
-    for the MSMs that take it.
-
-    :param ctx: the active backend, profile and timer.
-    :param values: ``(n, 4)`` uint64 scalars (the witness).
-    :param indices: ``(m,)`` int64, each in ``[0, n)``.
-    :return: ``(m, 4)`` uint64.
-    """
-
-
-@hookspec(firstresult=True)
 def cuzk_msm_g1(
     ctx: BackendContext,
     bases: G1Affines | Any,
@@ -532,14 +515,13 @@ OPTIONAL_HOOKS = frozenset(
         "cuzk_fixed_base_g1",
         "cuzk_fixed_base_g2",
         "cuzk_decode_snarkjs_points",
-        "cuzk_gather_rows",
         "cuzk_bench_clock",
         "cuzk_device_memory",
     }
 )
 """Hooks a backend may leave out: :mod:`cuzk_core.fallbacks` answers for them (nothing to
 prepare, the plain-Python witness evaluator and fixed-base reference, the numpy snarkjs point
-decoder, host-thread row gathers, the host clock) or the
+decoder, the host clock) or the
 caller does without (the witness check from the quotient hook, H from the NTT hooks, no device
 memory)."""
 

@@ -272,15 +272,14 @@ def group_of(points: G1Affines | G2Affines) -> str:
 
 
 class Mirrors:
-    """Device copies of the host arrays a backend returned (or of read-only ones it was given,
-    such as a key's query indices), found by the array's identity."""
+    """Device copies of the host arrays a backend returned, found by the array's identity."""
 
     def __init__(self) -> None:
         self._by_id: dict[tuple[int, str], tuple[weakref.ref, DeviceArray]] = {}
 
     def keep(self, host: np.ndarray, device: DeviceArray, form: str) -> np.ndarray:
-        """Remember ``device`` (``form``: canonical, montgomery or indices) as ``host``'s copy
-        while ``host`` lives; ``host`` becomes read-only so the two cannot drift apart."""
+        """Remember ``device`` (``form``: canonical or montgomery) as ``host``'s copy while
+        ``host`` lives; ``host`` becomes read-only so the two cannot drift apart."""
         host.flags.writeable = False
         key = (id(host), form)
         self._by_id[key] = (
@@ -360,18 +359,6 @@ class Memory:
         out = self.gpu.empty(host.shape, host.dtype)
         self.staging.upload(host, out, profile.memory.pool_mib * _MIB)
         return out
-
-    def index_array(self, profile: Profile, indices: np.ndarray) -> DeviceArray:
-        """A device copy of int64 ``indices``, uploaded once while a read-only array lives (a
-        key's query indices serve every proof)."""
-        indices = np.ascontiguousarray(indices, dtype=np.int64)
-        if indices.flags.writeable:
-            return self.to_device(profile, indices)
-        found = self.mirrors.find(indices, "indices")
-        if found is None:
-            found = self.to_device(profile, indices)
-            self.mirrors.keep(indices, found, "indices")
-        return found
 
     def to_host(self, profile: Profile, array: DeviceArray) -> np.ndarray:
         """A host copy of device ``array``: under ``pool``, straight into a reused page-locked

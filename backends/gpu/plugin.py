@@ -156,25 +156,6 @@ class GpuPlugin:
             )
 
     @hookimpl
-    def cuzk_gather_rows(
-        self, ctx: BackendContext, values: np.ndarray, indices: np.ndarray
-    ) -> np.ndarray | None:
-        """values[indices] on the device when this backend returned ``values`` (the witness,
-        a product) and so holds them there; the rows stay mirrored for the MSMs that take them.
-        Else None: the host gathers (an upload of all the values would cost more)."""
-        mirrors = self.memory.mirrors
-        canonical = mirrors.find(values, "canonical")
-        montgomery = mirrors.find(values, "montgomery") if canonical is None else None
-        if canonical is None and montgomery is None:
-            return None
-        with self._device(ctx, f"gathering {len(indices)} of {len(values)} scalars"):
-            source = canonical if canonical is not None else montgomery
-            rows = field.gather(self.gpu, source, self.memory.index_array(ctx.profile, indices))
-            if montgomery is not None:
-                rows = from_montgomery(self.gpu, rows)
-            return self.memory.returned(ctx.profile, rows)
-
-    @hookimpl
     def cuzk_first_unsatisfied(
         self, ctx: BackendContext, a: np.ndarray, b: np.ndarray, c: np.ndarray
     ) -> int | None:

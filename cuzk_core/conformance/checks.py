@@ -758,43 +758,6 @@ def _decode_snarkjs_points(group: str, checked: Subject, rng: random.Random) -> 
     return None
 
 
-def _index_patterns(rng: random.Random, n: int) -> list[np.ndarray]:
-    """None, the first, the last, all, a sorted subset, and random ones repeating; plus one
-    read-only array given twice (a key's query indices: a device may keep its copy)."""
-    shared = np.array(sorted(rng.sample(range(n), max(1, n // 2))), dtype=np.int64)
-    shared.flags.writeable = False
-    patterns = [np.zeros(0, np.int64), np.array([0]), np.array([n - 1]), np.arange(n)]
-    patterns.append(np.array(sorted(rng.sample(range(n), max(1, n // 3))), dtype=np.int64))
-    patterns.append(np.array([rng.randrange(n) for _ in range(2 * n)], dtype=np.int64))
-    return [*patterns, shared, shared]
-
-
-def _gather_rows(checked: Subject, rng: random.Random) -> str | None:
-    """Rows of host scalars, of R1CS products and of a witness the backend returned (which a
-    device backend gathers where it holds them), for every index pattern: numpy's take."""
-    from cuzk_core.witness.compiled import compile_circuit
-    from cuzk_core.witness.replay import replay
-
-    backend = checked.backend()
-    if not backend.implements("cuzk_gather_rows"):
-        return NOT_IMPLEMENTED
-    sources = {"host scalars": ints_to_limbs(SCALAR_KINDS["mixed"](rng, 37))}
-    witness = [1, *random_scalars(rng, 39)]
-    sources["products"] = backend.evaluate_r1cs(random_r1cs(rng, 41, 40), ints_to_limbs(witness))[0]
-    circuit = COMPILED_CIRCUITS["porep-lite-2x3"](rng)
-    compiled, _ = compile_circuit(checked.reference, circuit(0), use_cache=False)
-    assert compiled.program is not None, compiled.problem
-    sources["witness"] = backend.witness(compiled.program, *replay(circuit(1), compiled.program))
-    for name, values in sources.items():
-        copy = values.copy()
-        for indices in _index_patterns(rng, len(values)):
-            got = backend.gather_rows(values, indices)
-            want = np.take(values, indices, axis=0)
-            same_scalars(got, want, f"{len(indices)} rows of {len(values)} {name}")
-            unchanged([values], [copy], "gather_rows")
-    return None
-
-
 POSEIDON_WIDTHS = {3: 57, 5: 60}
 """Widths the Poseidon check permutes at, with their R_P: the 2-to-1 hash's, and a wider one."""
 
@@ -1132,7 +1095,6 @@ def _build() -> Iterator[Check]:
     for group in GROUPS:
         decode = partial(_decode_snarkjs_points, group)
         yield Check("cuzk_decode_snarkjs_points", f"{group}-random-and-edges", decode)
-    yield Check("cuzk_gather_rows", "host-returned-and-witness", _gather_rows)
     yield Check("cuzk_bench_clock", "optional", _bench_clock)
     yield Check("cuzk_device_memory", "optional", _device_memory)
     yield Check("isolation", "hooks-reach-one-backend", _isolation)

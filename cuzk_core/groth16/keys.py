@@ -126,7 +126,5 @@ def query_indices(matrix: SparseMatrix, num_vars: int) -> np.ndarray:
     pass over every entry, which each proof of a compiled circuit would otherwise repeat)."""
     found = _QUERY_INDICES.get(matrix)
     if found is None or found[0] != num_vars:
-        indices = np.flatnonzero(query_density(matrix, num_vars))
-        indices.flags.writeable = False  # shared by every proof (a device keeps its copy)
-        found = _QUERY_INDICES[matrix] = (num_vars, indices)
+        found = _QUERY_INDICES[matrix] = (num_vars, np.flatnonzero(query_density(matrix, num_vars)))
     return found[1]

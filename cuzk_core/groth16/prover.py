@@ -19,6 +19,7 @@ from cuzk_core.backend import Backend
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
+from cuzk_core.gather import THREADS, gather_rows
 from cuzk_core.groth16.assembly import Deferred, ProofAssembly, Runner
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
@@ -55,31 +56,29 @@ def proof_randomness(seed: int | None) -> tuple[int, int]:
     return int.from_bytes(digest[:32], "big") % _R, int.from_bytes(digest[32:], "big") % _R
 
 
-def _sparse_queries(
-    backend: Backend, matrices: R1CSMatrices, witness: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def _sparse_queries(matrices: R1CSMatrices, witness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The witness entries of the variables each of A and B uses (a bellperson key's queries
-    leave the others out), gathered by the backend (on the device where the witness is)."""
+    leave the others out)."""
     num_vars = matrices.num_inputs + matrices.num_aux
-    return (
-        backend.gather_rows(witness, query_indices(matrices.a, num_vars)),
-        backend.gather_rows(witness, query_indices(matrices.b, num_vars)),
-    )
+    with ThreadPoolExecutor(THREADS) as pool:  # one pool for both (threads start on demand)
+        return (
+            gather_rows(witness, query_indices(matrices.a, num_vars), pool),
+            gather_rows(witness, query_indices(matrices.b, num_vars), pool),
+        )
 
 
-def with_queries(backend: Backend, assignment: Assignment) -> Assignment:
+def with_queries(assignment: Assignment) -> Assignment:
     """``assignment`` with the A and B query scalars a sparse key takes, gathered now (the
     daemon's synthesis stage: in its proving stage the gathers' threads waited for the GIL
     behind the next job's synthesis, ~28 ms of msm_a a job on the H200)."""
     if assignment.queries is not None:
         return assignment
-    queries = _sparse_queries(backend, assignment.matrices, assignment.witness)
-    return attrs.evolve(assignment, queries=queries)
+    return attrs.evolve(
+        assignment, queries=_sparse_queries(assignment.matrices, assignment.witness)
+    )
 
 
-def _query_scalars(
-    backend: Backend, pk: ProvingKey, assignment: Assignment
-) -> tuple[np.ndarray, np.ndarray]:
+def _query_scalars(pk: ProvingKey, assignment: Assignment) -> tuple[np.ndarray, np.ndarray]:
     """The witness entries the A and B queries hold points for: all of them for a dense key,
     else the variables each matrix uses (gathered in advance, or now)."""
     witness = assignment.witness
@@ -87,7 +86,7 @@ def _query_scalars(
         return witness, witness
     if assignment.queries is not None:
         return assignment.queries
-    return _sparse_queries(backend, assignment.matrices, witness)
+    return _sparse_queries(assignment.matrices, witness)
 
 
 def _query_lengths(pk: ProvingKey, matrices: R1CSMatrices) -> tuple[int, int]:
@@ -200,7 +199,7 @@ def prove(
                 if backend.accelerated
                 else Deferred()
             )
-            query_scalars = host.submit(_query_scalars, backend, pk, assignment)
+            query_scalars = host.submit(_query_scalars, pk, assignment)
             assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
             with phase("ntt_h"):
                 h = convention.compute(backend, a, b, c, domain)
