@@ -164,8 +164,13 @@ class Backend:
         """``(a·b − c)·scale`` elementwise."""
         return self._call("cuzk_quotient_pointwise", a=a, b=b, c=c, scale=scale)
 
+    def gather_scalars(self, values: np.ndarray, indices: list[np.ndarray], label: str) -> list:
+        """``values[rows]`` for each index array: host arrays, or handles this backend's MSMs
+        take as scalars (gathered on its device)."""
+        return self._call("cuzk_gather_scalars", values=values, indices=indices, label=label)
+
     def msm_g1(
-        self, bases: Any, scalars: np.ndarray, label: str, window_bits: int | None = None
+        self, bases: Any, scalars: np.ndarray | Any, label: str, window_bits: int | None = None
     ) -> G1Affines:
         """G1 MSM; window bits from the profile's entry for ``label`` unless given."""
         if window_bits is None:
@@ -175,7 +180,7 @@ class Backend:
         )
 
     def msm_g2(
-        self, bases: Any, scalars: np.ndarray, label: str, window_bits: int | None = None
+        self, bases: Any, scalars: np.ndarray | Any, label: str, window_bits: int | None = None
     ) -> G2Affines:
         """G2 MSM; window bits from the profile's entry for ``label`` unless given."""
         if window_bits is None:

@@ -2,11 +2,14 @@
 
 A backend that leaves an optional hook out (or returns None from it) gets these: nothing to
 prepare, the plain-Python witness evaluator, Poseidon permutation and fixed-base reference
-(which any implementation must match bit for bit), the numpy snarkjs point decoder, and the host
-clock. ``cuzk_device_memory`` has none: a host-only backend has no device.
+(which any implementation must match bit for bit), row gathers on host threads, the numpy
+snarkjs point decoder, and the host clock. ``cuzk_device_memory`` has none: a host-only backend
+has no device.
 """
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -15,6 +18,7 @@ from cuzk_core.bench.clock import Clock, HostClock
 from cuzk_core.curve.g1 import G1Affine, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2Affine, g2_fixed_base_batch
 from cuzk_core.gadgets.poseidon.batch import PoseidonTable, reference_permute
+from cuzk_core.gather import THREADS, gather_rows
 from cuzk_core.hookspecs import BackendContext
 from cuzk_core.interop.points import reference_decode
 from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
@@ -55,6 +59,15 @@ def cuzk_witness(
 def cuzk_poseidon(ctx: BackendContext, states: np.ndarray, table: PoseidonTable) -> np.ndarray:
     """The reference permutation, state by state in plain Python."""
     return reference_permute(states, table)
+
+
+@hookimpl(trylast=True)
+def cuzk_gather_scalars(
+    ctx: BackendContext, values: np.ndarray, indices: list[np.ndarray], label: str
+) -> list[np.ndarray]:
+    """``values[rows]`` for each index array, on host threads."""
+    with ThreadPoolExecutor(THREADS) as pool:  # one pool for all (threads start on demand)
+        return [gather_rows(values, rows, pool) for rows in indices]
 
 
 @hookimpl(trylast=True)

@@ -7,7 +7,8 @@ another (see :mod:`cuzk_core.plugins`). Arrays crossing a hook use the canonical
 :mod:`cuzk_core.layout`: scalars ``(n, 4)`` uint64 little-endian limbs in canonical form, G1
 affine ``(n, 2, 6)``, G2 affine ``(n, 2, 2, 6)`` with an explicit infinity mask. A backend
 converts at its boundary. Bases passed to an MSM may instead be a handle the same backend
-returned from ``cuzk_upload``: that is how a proving key stays resident on a device across proofs.
+returned from ``cuzk_upload``: that is how a proving key stays resident on a device across proofs;
+its scalars, one from ``cuzk_gather_scalars``: so a witness on the device is not copied back.
 """
 
 from __future__ import annotations
@@ -376,6 +377,26 @@ def cuzk_quotient_on_coset(
 
 
 @hookspec(firstresult=True)
+def cuzk_gather_scalars(
+    ctx: BackendContext, values: np.ndarray, indices: list[np.ndarray], label: str
+) -> list[np.ndarray | Any]:
+    """``values[indices[k]]`` (rows) for each k, as MSM scalars: a sparse key's A and B query
+    scalars, the witness entries of the variables each matrix uses. Optional.
+
+    Without it the core gathers on host threads (:func:`cuzk_core.gather.gather_rows`). A
+    backend may instead return handles its own MSM hooks take as ``scalars``: a device backend
+    gathers where it holds ``values`` (the witness it returned), or uploads them once for all
+    the gathers, so the MSMs upload nothing. Stops at first non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param values: ``(m, 4)`` scalars, each below r; not changed.
+    :param indices: integer arrays, each entry below ``m`` (repeats and any order allowed).
+    :param label: what is gathered (``"queries"`` or free text), for spans.
+    :return: one host array ``(len(indices[k]), 4)``, or handle, per index array.
+    """
+
+
+@hookspec(firstresult=True)
 def cuzk_msm_g1(
     ctx: BackendContext,
     bases: G1Affines | Any,
@@ -388,7 +409,8 @@ def cuzk_msm_g1(
     :param ctx: the active backend, profile and timer (``ctx.profile.msm`` holds signed digits
         and split-0/1 settings).
     :param bases: ``n`` points, canonical layout or a handle from :func:`cuzk_upload`.
-    :param scalars: ``(n, 4)`` scalars, each below r.
+    :param scalars: ``(n, 4)`` scalars, each below r, or a handle from
+        :func:`cuzk_gather_scalars`.
     :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
     :param label: which MSM this is (``"a"``, ``"b_g1"``, ``"l"``, ``"h"`` or free text), for spans.
     :return: the sum as a one-point batch (its infinity flag set when the sum is the identity).
@@ -407,7 +429,8 @@ def cuzk_msm_g2(
 
     :param ctx: the active backend, profile and timer.
     :param bases: ``n`` points, canonical layout or a handle from :func:`cuzk_upload`.
-    :param scalars: ``(n, 4)`` scalars, each below r.
+    :param scalars: ``(n, 4)`` scalars, each below r, or a handle from
+        :func:`cuzk_gather_scalars`.
     :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
     :param label: which MSM this is (``"b_g2"`` or free text), for spans.
     :return: the sum as a one-point batch.
@@ -512,6 +535,7 @@ OPTIONAL_HOOKS = frozenset(
         "cuzk_first_unsatisfied",
         "cuzk_poseidon",
         "cuzk_quotient_on_coset",
+        "cuzk_gather_scalars",
         "cuzk_fixed_base_g1",
         "cuzk_fixed_base_g2",
         "cuzk_decode_snarkjs_points",
@@ -520,8 +544,8 @@ OPTIONAL_HOOKS = frozenset(
     }
 )
 """Hooks a backend may leave out: :mod:`cuzk_core.fallbacks` answers for them (nothing to
-prepare, the plain-Python witness evaluator and fixed-base reference, the numpy snarkjs point
-decoder, the host clock) or the
+prepare, the plain-Python witness evaluator and fixed-base reference, host-thread gathers, the
+numpy snarkjs point decoder, the host clock) or the
 caller does without (the witness check from the quotient hook, H from the NTT hooks, no device
 memory)."""
 

@@ -298,6 +298,25 @@ def test_mirrors_find_a_returned_array_by_identity_only_while_it_lives():
     assert key not in mirrors._by_id
 
 
+def test_mirrors_find_the_rows_of_a_view():
+    """``witness[num_inputs:]`` (the L query's scalars) is a view: its rows of the mirror."""
+    from cuzk_backend_gpu.memory import Mirrors
+
+    mirrors = Mirrors()
+    pool = np.zeros(64 * 4 + 8, np.uint64)  # a returned array may itself view a pooled buffer
+    host = pool[8:].reshape(64, 4)
+    device = np.arange(64 * 4, dtype=np.uint64).reshape(64, 4)  # slices like a DeviceArray
+    mirrors.keep(host, device, "canonical")
+    assert np.array_equal(mirrors.find_rows(host[5:], "canonical"), device[5:])
+    assert np.array_equal(mirrors.find_rows(host[5:9], "canonical"), device[5:9])
+    assert mirrors.find_rows(host, "canonical") is device
+    assert mirrors.find_rows(host[5:], "montgomery") is None
+    assert mirrors.find_rows(host[::2], "canonical") is None  # not contiguous rows
+    assert mirrors.find_rows(host[5:].copy(), "canonical") is None
+    assert mirrors.find_rows(host.reshape(-1)[1:5], "canonical") is None  # not whole rows
+    assert mirrors.find_rows(pool[:4].reshape(1, 4), "canonical") is None  # outside it
+
+
 def test_result_buffers_are_reused_only_after_their_last_view_is_gone():
     from cuzk_backend_gpu.memory import PINNED, ResultBuffers
 

@@ -243,12 +243,12 @@ def test_query_scalars_gathered_in_advance_give_the_same_proof(cpu, cube_key):
     """The daemon's synthesis stage gathers the A and B query scalars (with_queries); the
     prover takes those instead of gathering again, with the same proof bytes."""
     assignment = evaluated(cpu, NativeCircuit(CubeCircuit(3)).assign(cpu))
-    prepared = with_queries(assignment)
+    prepared = with_queries(cpu, assignment)
     a, b = prepared.queries
     assert not cube_key.dense_ab and len(a) < len(assignment.witness)  # the unused variable
-    taken = _query_scalars(cube_key, prepared)
+    taken = _query_scalars(cpu, cube_key, prepared)
     assert taken[0] is a and taken[1] is b  # taken as they are, not gathered again
-    gathered = _query_scalars(cube_key, assignment)
+    gathered = _query_scalars(cpu, cube_key, assignment)
     assert np.array_equal(gathered[0], a) and np.array_equal(gathered[1], b)
 
     class Given:

@@ -1,4 +1,5 @@
-"""Elementwise and sparse Fr work on the GPU: R1CS evaluation (CSR SpMV) and H's quotient step."""
+"""Elementwise and sparse Fr work on the GPU: R1CS evaluation (CSR SpMV), H's quotient step and
+row gathers."""
 
 from __future__ import annotations
 
@@ -61,5 +62,15 @@ def quotient(gpu: Gpu, a: DeviceArray, b: DeviceArray, c: DeviceArray, scale: in
         gpu.kernel("ff/fr_kernels.cu", "fr_quotient"),
         count,
         (a, b, c, scale_mont, out, np.uint64(count)),
+    )
+    return out
+
+
+def gather(gpu: Gpu, values: DeviceArray, indices: DeviceArray) -> DeviceArray:
+    """values[indices] for device scalars ((n, 4) uint64) and device uint32 indices."""
+    count = indices.shape[0]
+    out = gpu.empty((count, 4), np.uint64)
+    gpu.launch(
+        gpu.kernel("ff/fr_kernels.cu", "fr_gather"), count, (values, indices, out, np.uint64(count))
     )
     return out

@@ -18,9 +18,10 @@ its bases only when its bucket sums need them (a ``wait_bases`` span shows any s
 ``none`` uploads stay synchronous: the pageable baseline.
 
 The hooks take and return host arrays, so an array this backend returns keeps its device copy
-(a mirror) while it lives, read-only: a later hook handed the same array copies it on the
-device instead of uploading it (the witness into the R1CS products, a, b, c into the check and
-the NTTs, each transform's output into the next).
+(a mirror) while it lives, read-only: a later hook handed the same array (or rows of it, as a
+view) copies it on the device instead of uploading it (the witness into the R1CS products and
+the gathers of the MSMs' scalars, a, b, c into the check and the NTTs, each transform's output
+into the next). Gathered MSM scalars stay on the device as :class:`DeviceScalars` handles.
 """
 
 from __future__ import annotations
@@ -271,8 +272,20 @@ def group_of(points: G1Affines | G2Affines) -> str:
     return "g2" if isinstance(points, G2Affines) else "g1"
 
 
+@attrs.frozen(eq=False)
+class DeviceScalars:
+    """MSM scalars on the device (``(n, 4)`` uint64, canonical): what ``cuzk_gather_scalars``
+    hands out, so the MSMs that take them upload nothing."""
+
+    array: DeviceArray
+
+    def __len__(self) -> int:
+        return int(self.array.shape[0])
+
+
 class Mirrors:
-    """Device copies of the host arrays a backend returned, found by the array's identity."""
+    """Device copies of the host arrays a backend returned (or of read-only ones it was given,
+    such as a key's query indices), found by the array's identity."""
 
     def __init__(self) -> None:
         self._by_id: dict[tuple[int, str], tuple[weakref.ref, DeviceArray]] = {}
@@ -292,6 +305,24 @@ class Mirrors:
         """``host``'s device copy in ``form``, if this backend made one."""
         entry = self._by_id.get((id(host), form))
         return entry[1] if entry is not None and entry[0]() is host else None
+
+    def find_rows(self, host: np.ndarray, form: str) -> DeviceArray | None:
+        """The device copy of ``host`` or, when ``host`` is a contiguous run of whole rows of
+        an array with a copy (``witness[num_inputs:]``), of those rows."""
+        found = self.find(host, form)
+        if found is not None or host.base is None or not host.flags.c_contiguous:
+            return found
+        start, stop = _address(host), _address(host) + host.nbytes
+        for (_, entry_form), (ref, device) in list(self._by_id.items()):
+            whole = ref()
+            if entry_form != form or whole is None or not whole.flags.c_contiguous:
+                continue
+            if whole.dtype != host.dtype or whole.shape[1:] != host.shape[1:] or not len(whole):
+                continue
+            offset, row_bytes = start - _address(whole), whole.nbytes // len(whole)
+            if offset >= 0 and stop <= _address(whole) + whole.nbytes and offset % row_bytes == 0:
+                return device[offset // row_bytes : offset // row_bytes + len(host)]
+        return None
 
 
 class Memory:
@@ -368,6 +399,19 @@ class Memory:
             self.gpu.adapter.copy_dtoh(host, array.ptr)
             return host
         return array.get()
+
+    def index_array(self, profile: Profile, indices: np.ndarray, bound: int) -> DeviceArray:
+        """A uint32 device copy of ``indices`` (each checked below ``bound``), uploaded once
+        while a read-only array lives (a key's query indices serve every proof)."""
+        found = None if indices.flags.writeable else self.mirrors.find(indices, "uint32")
+        if found is not None:
+            return found
+        if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= bound):
+            raise ValueError(f"gather indices must lie in [0, {bound})")
+        found = self.to_device(profile, np.ascontiguousarray(indices, dtype=np.uint32))
+        if not indices.flags.writeable:
+            self.mirrors.keep(indices, found, "uint32")
+        return found
 
     def returned(self, profile: Profile, array: DeviceArray) -> np.ndarray:
         """A hook's canonical result: its host copy, mirrored by ``array``."""

@@ -28,7 +28,7 @@ from cuzk_core.witness.program import WitnessProgram
 from . import field, fixed_base, msm, ntt, poseidon, snarkjs_points
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
-from .memory import DeviceBases, HostBases, Memory, group_of, key_budget
+from .memory import DeviceBases, DeviceScalars, HostBases, Memory, group_of, key_budget
 from .witness import first_unsatisfied, from_montgomery, program_on_device, run_program
 
 _SCALAR_BYTES = 32
@@ -124,14 +124,14 @@ class GpuPlugin:
         self, ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
     ) -> np.ndarray | None:
         """Run the compiled program on the device (its tables resident after the first proof);
-        z stays there, mirrored, for the R1CS products."""
+        z stays there, mirrored in both forms, for the R1CS products and the scalars' gathers."""
         check_witness_arguments(program, inputs, hints)
         with self._device(ctx, "computing the witness"):
             with self.gpu.step(ctx.timer, "witness_tables"):  # the first proof's upload
                 program_on_device(self.gpu, program)
             on_device = [self.memory.to_device(ctx.profile, x) for x in (inputs, hints)]
             z_mont = run_program(self.gpu, program, *on_device)
-            z = self.memory.to_host(ctx.profile, from_montgomery(self.gpu, z_mont))
+            z = self.memory.returned(ctx.profile, from_montgomery(self.gpu, z_mont))
             return self.memory.mirrors.keep(z, z_mont, "montgomery")
 
     @hookimpl
@@ -304,11 +304,43 @@ class GpuPlugin:
 
         return wait
 
+    @hookimpl
+    def cuzk_gather_scalars(
+        self, ctx: BackendContext, values: np.ndarray, indices: list[np.ndarray], label: str
+    ) -> list[DeviceScalars] | None:
+        """The rows on the device: from the mirror of a witness this backend returned, else
+        from one upload of ``values`` for all the gathers; they stay there for the MSMs."""
+        with self._device(ctx, f"gathering the scalars of {label!r}"):
+            need = (len(values) + sum(len(rows) for rows in indices)) * _SCALAR_BYTES
+            self.gpu.ensure_fits(need, f"the gathers of {label!r}")
+            with ctx.timer.span("gather_scalars", n=sum(len(rows) for rows in indices)):
+                source = self.memory.mirrors.find_rows(values, "canonical")
+                if source is None:
+                    words = np.ascontiguousarray(values, dtype=np.uint64)
+                    source = self.memory.to_device(ctx.profile, words)
+                index_arrays = [
+                    self.memory.index_array(ctx.profile, rows, len(values)) for rows in indices
+                ]
+                return [DeviceScalars(field.gather(self.gpu, source, i)) for i in index_arrays]
+
+    def _scalars_on_device(self, ctx: BackendContext, scalars: Any, label: str) -> DeviceArray:
+        """An MSM's scalars on the device: a gathered handle's, a returned array's mirror (or
+        its rows'), else an upload."""
+        if isinstance(scalars, DeviceScalars):
+            return scalars.array
+        words = np.ascontiguousarray(scalars, dtype=np.uint64)
+        mirror = self.memory.mirrors.find_rows(words, "canonical")
+        if mirror is not None:
+            return mirror
+        self.gpu.ensure_fits(len(words) * _SCALAR_BYTES, f"the scalars of MSM {label!r}")
+        with ctx.timer.span("upload_scalars", n=len(words)):
+            return self.memory.to_device(ctx.profile, words)
+
     def _msm(
         self,
         ctx: BackendContext,
         bases: Any,
-        scalars: np.ndarray,
+        scalars: Any,
         window_bits: int | None,
         label: str,
         group: str,
@@ -319,10 +351,7 @@ class GpuPlugin:
         settings = ctx.profile.msm
         with self._device(ctx, f"MSM {label!r} in {group.upper()} ({count} points)"):
             slicer, streamed = self._slicer(ctx, bases, group)
-            self.gpu.ensure_fits(len(scalars) * _SCALAR_BYTES, f"the scalars of MSM {label!r}")
-            with ctx.timer.span("upload_scalars", n=len(scalars)):
-                words = np.ascontiguousarray(scalars, dtype=np.uint64)
-                on_device = self.memory.to_device(ctx.profile, words)
+            on_device = self._scalars_on_device(ctx, scalars, label)
             return msm.msm(
                 self.gpu,
                 msm.GROUPS[group],
@@ -338,7 +367,7 @@ class GpuPlugin:
 
     @hookimpl
     def cuzk_msm_g1(
-        self, ctx: BackendContext, bases: Any, scalars: np.ndarray, window_bits: Any, label: str
+        self, ctx: BackendContext, bases: Any, scalars: Any, window_bits: Any, label: str
     ) -> G1Affines | None:
         """G1 MSM by Pippenger on the device."""
         total = self._msm(ctx, bases, scalars, window_bits, label, "g1")
@@ -346,7 +375,7 @@ class GpuPlugin:
 
     @hookimpl
     def cuzk_msm_g2(
-        self, ctx: BackendContext, bases: Any, scalars: np.ndarray, window_bits: Any, label: str
+        self, ctx: BackendContext, bases: Any, scalars: Any, window_bits: Any, label: str
     ) -> G2Affines | None:
         """G2 MSM by Pippenger on the device."""
         total = self._msm(ctx, bases, scalars, window_bits, label, "g2")

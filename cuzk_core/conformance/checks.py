@@ -676,6 +676,60 @@ def _msm_points(
         check_msm(checked, group, points, scalars, (changes,), (None, 4))
 
 
+def _index_patterns(rng: random.Random, n: int) -> list[np.ndarray]:
+    """None, the first, the last, all, a sorted subset, random ones repeating, and one
+    read-only array given twice (a key's query indices: a device may keep its copy)."""
+    shared = np.array(sorted(rng.sample(range(n), max(1, n // 2))), dtype=np.int64)
+    shared.flags.writeable = False
+    patterns = [np.zeros(0, np.int64), np.array([0]), np.array([n - 1]), np.arange(n)]
+    patterns.append(np.array(sorted(rng.sample(range(n), max(1, n // 3))), dtype=np.int64))
+    patterns.append(np.array([rng.randrange(n) for _ in range(2 * n)], dtype=np.int64))
+    return [*patterns, shared, shared]
+
+
+def _gather_scalars(checked: Subject, rng: random.Random) -> str | None:
+    """Rows of host scalars, of R1CS products and of a witness the backend returned (which a
+    device backend gathers where it holds them), for every index pattern: numpy's take. A
+    handle (not a host array) is checked through the MSMs that take it, in both groups."""
+    from cuzk_core.witness.compiled import compile_circuit
+    from cuzk_core.witness.replay import replay
+
+    backend = checked.backend()
+    if not backend.implements("cuzk_gather_scalars"):
+        return NOT_IMPLEMENTED
+    sources = {"host scalars": ints_to_limbs(SCALAR_KINDS["mixed"](rng, 37))}
+    witness = [1, *random_scalars(rng, 39)]
+    sources["products"] = backend.evaluate_r1cs(random_r1cs(rng, 41, 40), ints_to_limbs(witness))[0]
+    circuit = COMPILED_CIRCUITS["porep-lite-2x3"](rng)
+    compiled, _ = compile_circuit(checked.reference, circuit(0), use_cache=False)
+    assert compiled.program is not None, compiled.problem
+    sources["witness"] = backend.witness(compiled.program, *replay(circuit(1), compiled.program))
+    sources["rows of the witness"] = sources["witness"][3:]  # a view, as the L query takes
+    for name, values in sources.items():
+        copy = values.copy()
+        patterns = _index_patterns(rng, len(values))
+        gathered = backend.gather_scalars(values, patterns, "conformance")
+        if len(gathered) != len(patterns):
+            raise CheckFailed(f"{name}: {len(gathered)} results for {len(patterns)} index arrays")
+        for rows, got in zip(patterns, gathered, strict=True):
+            want = np.take(values, rows, axis=0)
+            what = f"{len(rows)} rows of {len(values)} {name}"
+            if isinstance(got, np.ndarray):
+                same_scalars(got, want, what)
+                continue
+            if len(rows) == 0:
+                if len(got) != 0:
+                    raise CheckFailed(f"{what}: a handle of {len(got)} scalars")
+                continue
+            for group in ("g1", "g2") if len(rows) == len(values) else ("g1",):
+                points = random_points(group, rng, len(rows))
+                bases = GROUPS[group][2].from_points(points)
+                expect = expected_msm(checked, group, points, limbs_to_ints(want))
+                same_point(_msm(backend, group, bases, got), expect, f"the MSM over {what}")
+        unchanged([values], [copy], "gather_scalars")
+    return None
+
+
 # ---------------------------------------------------------------- fixed base (optional hooks)
 
 
@@ -1095,6 +1149,7 @@ def _build() -> Iterator[Check]:
     for group in GROUPS:
         decode = partial(_decode_snarkjs_points, group)
         yield Check("cuzk_decode_snarkjs_points", f"{group}-random-and-edges", decode)
+    yield Check("cuzk_gather_scalars", "host-returned-and-witness", _gather_scalars)
     yield Check("cuzk_bench_clock", "optional", _bench_clock)
     yield Check("cuzk_device_memory", "optional", _device_memory)
     yield Check("isolation", "hooks-reach-one-backend", _isolation)

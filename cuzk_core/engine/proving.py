@@ -55,9 +55,11 @@ def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prep
         except (KeyError, TypeError, ValueError) as exc:
             message = exc.args[0] if exc.args else str(exc)
             raise JobError(f"circuit {spec.circuit['circuit']!r}: {message}") from None
-        # A·z, B·z, C·z, the witness check and the query gathers here too: stage 2 is the
-        # pipeline's longer stage.
-        assignment = with_queries(evaluated(backend, NativeCircuit(circuit).assign(backend)))
+        # A·z, B·z, C·z, the witness check and the host's query gathers here too: stage 2 is
+        # the pipeline's longer stage (a backend that gathers on its device does it there).
+        assignment = with_queries(
+            backend, evaluated(backend, NativeCircuit(circuit).assign(backend))
+        )
         return Prepared(assignment.witness, assignment)
     if job_input.witness_path is None:
         raise JobError(f"key {spec.key_id!r} is a zkey: the job needs a witness (.wtns)")

@@ -126,5 +126,7 @@ def query_indices(matrix: SparseMatrix, num_vars: int) -> np.ndarray:
     pass over every entry, which each proof of a compiled circuit would otherwise repeat)."""
     found = _QUERY_INDICES.get(matrix)
     if found is None or found[0] != num_vars:
-        found = _QUERY_INDICES[matrix] = (num_vars, np.flatnonzero(query_density(matrix, num_vars)))
+        indices = np.flatnonzero(query_density(matrix, num_vars))
+        indices.flags.writeable = False  # shared by every proof (a device may keep its copy)
+        found = _QUERY_INDICES[matrix] = (num_vars, indices)
     return found[1]

@@ -11,6 +11,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import attrs
 import numpy as np
@@ -19,7 +20,6 @@ from cuzk_core.backend import Backend
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.gather import THREADS, gather_rows
 from cuzk_core.groth16.assembly import Deferred, ProofAssembly, Runner
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
@@ -56,37 +56,39 @@ def proof_randomness(seed: int | None) -> tuple[int, int]:
     return int.from_bytes(digest[:32], "big") % _R, int.from_bytes(digest[32:], "big") % _R
 
 
-def _sparse_queries(matrices: R1CSMatrices, witness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The witness entries of the variables each of A and B uses (a bellperson key's queries
-    leave the others out)."""
+def _sparse_queries(
+    backend: Backend, matrices: R1CSMatrices, witness: np.ndarray, which: str
+) -> list[Any]:
+    """The witness entries of the variables each of ``which``'s matrices (``"ab"``, ``"b"``)
+    uses (a bellperson key's queries leave the others out), gathered by ``backend``: host
+    arrays, or its own handles when it gathers on its device."""
     num_vars = matrices.num_inputs + matrices.num_aux
-    with ThreadPoolExecutor(THREADS) as pool:  # one pool for both (threads start on demand)
-        return (
-            gather_rows(witness, query_indices(matrices.a, num_vars), pool),
-            gather_rows(witness, query_indices(matrices.b, num_vars), pool),
-        )
+    indices = [query_indices(getattr(matrices, name), num_vars) for name in which]
+    return backend.gather_scalars(witness, indices, "queries")
 
 
-def with_queries(assignment: Assignment) -> Assignment:
-    """``assignment`` with the A and B query scalars a sparse key takes, gathered now (the
-    daemon's synthesis stage: in its proving stage the gathers' threads waited for the GIL
-    behind the next job's synthesis, ~28 ms of msm_a a job on the H200)."""
-    if assignment.queries is not None:
+def with_queries(backend: Backend, assignment: Assignment) -> Assignment:
+    """``assignment`` with the A and B query scalars a sparse key takes, gathered now on the
+    host (the daemon's synthesis stage: in its proving stage the gathers' threads waited for
+    the GIL behind the next job's synthesis, ~28 ms of msm_a a job on the H200); unchanged
+    when ``backend`` gathers them itself, on its device in the proving stage."""
+    if assignment.queries is not None or backend.implements("cuzk_gather_scalars"):
         return assignment
-    return attrs.evolve(
-        assignment, queries=_sparse_queries(assignment.matrices, assignment.witness)
-    )
+    a, b = _sparse_queries(backend, assignment.matrices, assignment.witness, "ab")
+    return attrs.evolve(assignment, queries=(a, b))
 
 
-def _query_scalars(pk: ProvingKey, assignment: Assignment) -> tuple[np.ndarray, np.ndarray]:
-    """The witness entries the A and B queries hold points for: all of them for a dense key,
-    else the variables each matrix uses (gathered in advance, or now)."""
+def _query_scalars(
+    backend: Backend, pk: ProvingKey, assignment: Assignment, which: str = "ab"
+) -> list[Any]:
+    """The MSM scalars of the A and/or B queries (``which``): the whole witness for a dense
+    key, else the variables each matrix uses (gathered in advance, or now by ``backend``)."""
     witness = assignment.witness
     if pk.dense_ab:
-        return witness, witness
+        return [witness for _ in which]
     if assignment.queries is not None:
-        return assignment.queries
-    return _sparse_queries(assignment.matrices, witness)
+        return [assignment.queries["ab".index(name)] for name in which]
+    return _sparse_queries(backend, assignment.matrices, witness, which)
 
 
 def _query_lengths(pk: ProvingKey, matrices: R1CSMatrices) -> tuple[int, int]:
@@ -189,9 +191,10 @@ def prove(
     progress.step("pin")
 
     try:
-        # The A and B query gathers, then the blinding terms: on a host thread beside an
-        # accelerator's phases; a CPU backend's phases use the host, so there each waits until
-        # asked for (the gathers in msm_a, the terms in assemble).
+        # The blinding terms on a host thread beside an accelerator's phases; a CPU backend's
+        # phases use the host, so there they wait until asked for (in assemble). The A and B
+        # query scalars likewise, unless the backend gathers them itself: then the first MSM
+        # that takes them asks for them on this thread, where the backend's device work runs.
         with contextlib.ExitStack() as threads:
             pool = threads.enter_context(ThreadPoolExecutor(max_workers=1))
             host: Runner = (
@@ -199,7 +202,12 @@ def prove(
                 if backend.accelerated
                 else Deferred()
             )
-            query_scalars = host.submit(_query_scalars, pk, assignment)
+            gathers_itself = backend.implements("cuzk_gather_scalars")
+            gatherer = Deferred() if gathers_itself else host
+            query_scalars = gatherer.submit(_query_scalars, backend, pk, assignment)
+            b_g2_scalars = query_scalars
+            if gathers_itself and b_g2_backend is not backend:  # its handles serve it alone
+                b_g2_scalars = host.submit(_query_scalars, b_g2_backend, pk, assignment, "b")
             assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
             with phase("ntt_h"):
                 h = convention.compute(backend, a, b, c, domain)
@@ -208,7 +216,7 @@ def prove(
             # B·G2 on a CPU backend runs beside the device's G1 work; its span shows the overlap.
             def msm_b_g2():
                 with phase("msm_b_g2", b_g2_backend):
-                    return b_g2_backend.msm_g2(bases["b_g2"], query_scalars.result()[1], "b_g2")
+                    return b_g2_backend.msm_g2(bases["b_g2"], b_g2_scalars.result()[-1], "b_g2")
 
             b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
             results = {}
