@@ -121,15 +121,61 @@ def _device_msm(
     return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer)
 
 
+def _tiled_case(gp: GpuPlugin, group: str, log: int) -> tuple[DeviceArray, DeviceArray, np.ndarray]:
+    """2^log tiled points and random scalars on the device, and the host scalars."""
+    small = _upload(gp, _points(group, DISTINCT[group]))
+    coords = tiled(gp, small.coords, 1 << log)
+    scalars_host = random_scalar_limbs(1 << log, log)
+    return coords, gp.gpu.to_device(scalars_host).view(np.uint32), scalars_host
+
+
 def msm_case(gp: GpuPlugin, group: str, log: int) -> tuple[Callable[[], Any], np.ndarray]:
     """A device-resident MSM of 2^log tiled points with random scalars, and the host scalars."""
-    distinct = _points(group, DISTINCT[group])
-    small = _upload(gp, distinct)
-    n = 1 << log
-    coords = tiled(gp, small.coords, n)
-    scalars_host = random_scalar_limbs(n, log)
-    scalars = gp.gpu.to_device(scalars_host).view(np.uint32)
+    coords, scalars, scalars_host = _tiled_case(gp, group, log)
     return lambda: _device_msm(gp, msm.GROUPS[group], coords, scalars), scalars_host
+
+
+def _table_msm(
+    gp: GpuPlugin, ops: msm.Group, coords: DeviceArray, scalars: DeviceArray, c: int, runs: int
+) -> tuple[list[float], Any, float, int]:
+    """The MSM over a c-bit window table of ``coords``: its times and sum, the table's build
+    milliseconds and bytes (freed on return)."""
+    n = coords.shape[0]
+    table = gp.gpu.empty((msm.table_windows(c) * n, coords.shape[1]), coords.dtype)
+    gp.gpu.copy_into(table[:n], coords)
+    _, build_ms = EventClock(gp.gpu).time(lambda: msm.build_window_table(gp.gpu, ops, table, n, c))
+
+    def chunk(a: int, b: int) -> msm.BaseChunk:
+        return msm.BaseChunk(table[a:b], None, lambda: None, table if (a, b) == (0, n) else None, c)
+
+    def run() -> Any:
+        return msm.msm(gp.gpu, ops, chunk, False, scalars, None, True, False, Timer(0))
+
+    times, total = _time(gp, run, runs)
+    return times, total, build_ms, table.nbytes
+
+
+def bench_tables(
+    gp: GpuPlugin, group: str, logs: list[int], bits: list[int], runs: int, results: list
+) -> None:
+    """The MSM over a window table of each width (``msm.table_bits``), checked against the
+    plain MSM's sum; with the table's one-time build and its device bytes."""
+    ops = msm.GROUPS[group]
+    same = g1_eq if group == "g1" else g2_eq
+    for log in logs:
+        n = 1 << log
+        coords, scalars, _ = _tiled_case(gp, group, log)
+        want = _device_msm(gp, ops, coords, scalars)
+        for c in bits:
+            if msm.table_windows(c) * coords.nbytes + (8 << 30) > gp.gpu.free_bytes():
+                print(f"msm_{group}_device_table 2^{log} c={c}: no room, skipped", flush=True)
+                continue
+            times, total, build_ms, nbytes = _table_msm(gp, ops, coords, scalars, c, runs)
+            if not same(total, want):
+                raise AssertionError(f"MSM {group} 2^{log} over a {c}-bit table disagrees")
+            extra = {"table_bits": c, "table_bytes": nbytes, "build_ms": round(build_ms, 1)}
+            _record(results, f"msm_{group}_device_table{c}", n, times, **extra)
+        del coords, scalars
 
 
 def bench_msm(
@@ -342,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", default="", help="G1 sizes to time per window size")
     parser.add_argument("--sweep-windows", default="13,14,15,16,17,18,19,20,21")
     parser.add_argument("--sweep-g2", default="", help="G2 sizes to time per window size")
+    parser.add_argument("--tables", default="", help="G1 sizes to time over window tables")
+    parser.add_argument("--tables-g2", default="", help="G2 sizes to time over window tables")
+    parser.add_argument("--table-bits", default="16,18,20,22", help="the tables' window bits")
     parser.add_argument("--commit", default="", help="the commit measured (else git's HEAD)")
     parser.add_argument(
         "--define", action="append", default=[], help="kernel macro, [FILE:]K=V (FILE msm/msm.cu)"
@@ -365,6 +414,9 @@ def main(argv: list[str] | None = None) -> int:
         bench_msm_windows(gp, "g2", logs(args.sweep_g2), logs(args.sweep_windows), 3, results)
         bench_msm(gp, "g1", logs(args.msm_g1), args.runs, results, logs(args.host))
         bench_msm(gp, "g2", logs(args.msm_g2), args.runs, results, [])
+        bits = logs(args.table_bits)
+        bench_tables(gp, "g1", logs(args.tables), bits, args.runs, results)
+        bench_tables(gp, "g2", logs(args.tables_g2), bits, args.runs, results)
     for spec in args.prove:
         names = args.prove_backends.split(",") if "," in spec else [args.backend]
         bench_prove(spec, names, max(1, args.runs // 2), results)

@@ -44,6 +44,9 @@ MAX_EXTENDS_DEPTH = 32
 MAX_PROFILE_BYTES = 1 << 20
 MAX_POOL_MIB = 1 << 20
 MAX_DEVICE_BUDGET_KIB = 1 << 40
+TABLE_BITS_RANGE = (16, 24)
+"""Window bits of a resident key's window tables: below 16 the tables' memory (⌈256/c⌉× the
+bases) buys little, above 24 the one set of buckets outgrows its reduction."""
 MAX_SLEEP_MS = 3_600_000
 """One hour: the longest planted slowdown (a test-only knob; real profiles plant none)."""
 
@@ -129,6 +132,17 @@ class MsmSettings:
         default=False,
         metadata=knob("sum the bases of scalars 0 and 1 apart from the Pippenger of the others"),
     )
+    table_bits: int | None = attrs.field(
+        default=None,
+        metadata=knob(
+            'window bits of the window tables of resident bases (key_storage = "device")',
+            low=TABLE_BITS_RANGE[0],
+            high=TABLE_BITS_RANGE[1],
+            only_when_set=True,
+        ),
+    )
+    """None: no tables. With c bits every resident batch keeps 2^(c·w)·P for all ⌈256/c⌉
+    windows w (that many times its device memory), and its MSMs use c-bit windows."""
     b_g2_on: str = attrs.field(
         default=B_G2_ON_DEVICE,
         metadata=knob(
@@ -662,6 +676,11 @@ def load_profile(
         sources = (*sources, *(f"--change {k}={_toml_value(v)}" for k, v in changes.items()))
     profile = _build(Profile, raw, name=path.stem, sources=sources)
     memory = profile.memory
+    if profile.msm.table_bits is not None and memory.key_storage is not KeyStorage.DEVICE:
+        raise ProfileError(
+            f"{path}: 'msm.table_bits' applies to key_storage \"device\" (a resident key), "
+            f"not {json.dumps(memory.key_storage.value)}"
+        )
     streamed = (KeyStorage.STREAM, KeyStorage.MMAP)
     if memory.device_budget_kib is not None and memory.key_storage not in streamed:
         raise ProfileError(

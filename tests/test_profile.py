@@ -132,6 +132,9 @@ def test_show_output_loads_back_to_the_same_profile(tmp_path, name):
 def test_show_documents_every_key_with_what_it_allows():
     changes = {"debug.sleep_ms.msm_a": 5, "memory.key_storage": "stream"}
     shown = load_profile("cpu", {**changes, "memory.device_budget_kib": 64}).to_toml()
+    # knobs shown only when set, which no one profile can all set at once
+    resident = {"memory.key_storage": "device", "msm.table_bits": 20}
+    shown += load_profile("cpu", resident).to_toml()
     for dotted, knob in schema_keys():
         assert f"# {knob.doc}; " in shown, dotted
     assert '"auto" or an integer from 1 to 24' in shown

@@ -38,6 +38,7 @@ import numpy as np
 from cuzk_core.layout import G1Affines, G2Affines
 from cuzk_core.profile import KeyStorage, Pinning, Profile
 
+from . import msm
 from .driver import DeviceArray, Gpu
 from .mapped import drop_pages, mapping_of
 
@@ -238,6 +239,9 @@ class DeviceBases:
     skip: DeviceArray | None
     resident: bool
     ready: Any = None
+    table_bits: int = 0
+    """Nonzero: ``coords`` is a window table of this many bits (``msm.table_windows`` × count
+    rows, the bases first: see ``msm.build_window_table``)."""
 
 
 def _settle(ready: Any, *keep_alive: Any) -> None:
@@ -418,10 +422,11 @@ class Memory:
         return self.mirrors.keep(self.to_host(profile, array), array, "canonical")
 
     def upload_points(
-        self, profile: Profile, points: G1Affines | G2Affines, resident: bool
+        self, profile: Profile, points: G1Affines | G2Affines, resident: bool, table_bits: int = 0
     ) -> DeviceBases:
-        """Copy a canonical batch to the device and convert its coordinates to Montgomery form;
-        overlapped with compute (``ready`` set) unless the profile's pinning is ``none``."""
+        """Copy a canonical batch to the device and convert its coordinates to Montgomery form
+        (then, with ``table_bits``, build its window table after it); overlapped with compute
+        (``ready`` set) unless the profile's pinning is ``none``."""
         coords = np.ascontiguousarray(points.coords)
         infinity = np.asarray(points.infinity, dtype=bool)
         if infinity.any():
@@ -431,11 +436,22 @@ class Memory:
         words = coords.reshape(count, -1).view(np.uint32) if count else np.zeros((0, 24), np.uint32)
         skip = self.gpu.to_device(infinity.view(np.uint8)) if infinity.any() else None
         group = group_of(points)
+        rows = count * (msm.table_windows(table_bits) if table_bits else 1)
+        table = self.gpu.empty((rows, words.shape[1]), words.dtype)
+        on_device = table[:count]
+
+        def finish(stream: Any) -> None:
+            self._to_montgomery(on_device, stream)
+            if table_bits and count:
+                msm.build_window_table(
+                    self.gpu, msm.GROUPS[group], table, count, table_bits, stream
+                )
+
         if profile.memory.pinning is Pinning.NONE or words.nbytes == 0:
-            on_device = self.to_device(profile, words)
-            self._to_montgomery(on_device, None)
-            return DeviceBases(group, count, on_device, skip, resident)
-        on_device = self.gpu.empty(words.shape, words.dtype)
+            if words.nbytes:
+                self.gpu.adapter.copy_htod(on_device.ptr, words)
+            finish(None)
+            return DeviceBases(group, count, table, skip, resident, table_bits=table_bits)
         # The block may have been freed by work still queued on the main stream: the side
         # stream starts after that work.
         allocated = self.gpu.adapter.event(timing=False)
@@ -451,15 +467,15 @@ class Memory:
                     self.gpu.adapter.copy_htod_async(on_device.ptr, words, side)
                 else:
                     self.side_staging.upload(words, on_device, pool_bytes, side)
-                self._to_montgomery(on_device, side)
+                finish(side)
                 event = self.gpu.adapter.event(timing=False)
                 event.record(side)
                 return event
 
         # Page-locked words need no staging: one asynchronous copy, queued from this thread.
         pending = copy() if page_locked else self._background(copy)
-        bases = DeviceBases(group, count, on_device, skip, resident)
-        bases.ready = weakref.finalize(bases, _settle, pending, on_device, words)
+        bases = DeviceBases(group, count, table, skip, resident, table_bits=table_bits)
+        bases.ready = weakref.finalize(bases, _settle, pending, table, words)
         bases.ready.atexit = False  # at exit the device may already be gone
         return bases
 
@@ -490,18 +506,27 @@ class Memory:
             return HostBases(group_of(points), points)
         if storage is KeyStorage.DEVICE:
             resident = self.gpu.cache("resident")
+            bits = profile.msm.table_bits or 0
             cached = resident.get(points)
-            if cached is None:
-                self._ensure_fits(points, storage)
-                cached = resident[points] = self.upload_points(profile, points, resident=True)
+            if cached is None or cached.table_bits != bits:
+                resident.pop(points, None)  # a table of other bits: its memory goes first
+                self._ensure_fits(points, storage, bits)
+                cached = self.upload_points(profile, points, resident=True, table_bits=bits)
+                resident[points] = cached
             return cached
         self._ensure_fits(points, storage)
         return self.upload_points(profile, points, resident=False)
 
-    def _ensure_fits(self, points: G1Affines | G2Affines, storage: KeyStorage) -> None:
-        """Refuse, with the sizes, bases that cannot fit before any of them is copied."""
-        what = f"{len(points)} {group_of(points).upper()} bases (key_storage {storage.value})"
-        self.gpu.ensure_fits(points.coords.nbytes, what)
+    def _ensure_fits(
+        self, points: G1Affines | G2Affines, storage: KeyStorage, table_bits: int = 0
+    ) -> None:
+        """Refuse, with the sizes, bases (and their window table) that cannot fit before any of
+        them is copied."""
+        what = f"{len(points)} {group_of(points).upper()} bases (key_storage {storage.value}"
+        if table_bits:
+            what += f", window tables of {table_bits} bits"
+        rows = msm.table_windows(table_bits) if table_bits else 1
+        self.gpu.ensure_fits(points.coords.nbytes * rows, what + ")")
 
     def release(self, handle: Any) -> None:
         """Free a per-proof upload now (after its copy, if one is still in flight); resident

@@ -276,11 +276,13 @@ def _combine_windows(group: Group, window_points: np.ndarray, c: int) -> Any:
     return acc
 
 
-def _bucket_workspace(group: Group, n: int, c: int, signed: bool, threads: int) -> int:
+def _bucket_workspace(
+    group: Group, n: int, c: int, signed: bool, threads: int, table: bool = False
+) -> int:
     """Device bytes one Pippenger pass over n scalars needs beyond bases and scalars, when the
-    first bucket-summing pass runs ``threads`` threads."""
+    first bucket-summing pass runs ``threads`` threads (one set of buckets with a table)."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
-    groups = windows * per_window
+    groups = per_window if table else windows * per_window
     entries = n * windows
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
@@ -297,20 +299,21 @@ def pippenger(
     signed: bool,
     timer: Timer,
     wait: Callable[[], None] = lambda: None,
+    table: bool = False,
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
-    ``wait`` returns once they are uploaded (called after the sort, which needs only scalars)."""
+    ``wait`` returns once they are uploaded (called after the sort, which needs only scalars).
+    With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
+    window's digits go into one set of buckets and the one row returned is the whole sum."""
     n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
-    groups = windows * per_window
+    groups = per_window if table else windows * per_window
     with gpu.step(timer, "msm_sort", windows=windows):
         head = (scalars, skip if skip is not None else NULL, _u32(n), _u32(c))
-        tail = (_u32(per_window), np.int32(signed))
+        tail = (_u32(per_window), np.int32(signed), _u32(n if table else 0))
         counts = gpu.zeros((groups,), np.uint32)
-        gpu.launch(
-            _kernel(gpu, "msm_bucket_counts"), n, (*head, _u32(0), _u32(windows), *tail, counts)
-        )
+        gpu.launch(_kernel(gpu, "msm_bucket_counts"), n, (*head, _u32(windows), *tail, counts))
         offsets = gpu.empty((groups + 1,), np.uint32)
         gpu.clear(offsets[:1])
         scan.inclusive_sum(gpu, counts, offsets[1:])
@@ -324,7 +327,7 @@ def pippenger(
         cursor = gpu.copy(offsets[:-1])
         entries = gpu.empty((total,), np.uint32)
         scatter = _kernel(gpu, "msm_scatter")
-        step = scatter_windows(gpu.l2_bytes(), per_window)
+        step = windows if table else scatter_windows(gpu.l2_bytes(), per_window)
         for first in range(0, windows, step):
             window_range = (_u32(first), _u32(min(windows, first + step)))
             gpu.launch(scatter, n, (*head, *window_range, *tail, cursor, entries))
@@ -334,7 +337,22 @@ def pippenger(
         buckets = _bucket_sums(gpu, group, bases, entries, offsets, groups, total, max_count)
         del entries, offsets
     with gpu.step(timer, "msm_reduce"):
-        return _window_sums(gpu, group, buckets, windows, per_window).get()
+        return _window_sums(gpu, group, buckets, 1 if table else windows, per_window).get()
+
+
+def table_windows(c: int) -> int:
+    """Windows a table of c-bit windows holds: enough for signed digits (and so unsigned)."""
+    return window_count(c, signed=True)
+
+
+def build_window_table(
+    gpu: Gpu, group: Group, table: DeviceArray, n: int, c: int, stream: Any = None
+) -> None:
+    """Fill rows w·n + i of ``table`` with 2^(c·w)·(row i) for every window w ≥ 1, its first n
+    rows holding the bases (affine Montgomery words), on ``stream``."""
+    windows = table_windows(c)
+    kernel = _kernel(gpu, f"msm_window_table_{group.name}")
+    gpu.launch(kernel, n, (table, _u32(n), _u32(c), _u32(windows)), block=64, stream=stream)
 
 
 def batch_sum(gpu: Gpu, group: Group, bases: DeviceArray, indices: DeviceArray) -> Any:
@@ -411,11 +429,14 @@ def _plan_chunk(
 class BaseChunk(NamedTuple):
     """Bases ``start…stop`` on the device: affine Montgomery words, the infinity mask (or
     None), and ``wait``, which returns once the words are uploaded (their upload may still be
-    in flight when the chunk is handed out)."""
+    in flight when the chunk is handed out). ``table``: the whole window table of ``table_bits``
+    bits of these bases (rows w·n + i: see :func:`build_window_table`), when they have one."""
 
     coords: DeviceArray
     skip: DeviceArray | None
     wait: Callable[[], None]
+    table: DeviceArray | None = None
+    table_bits: int = 0
 
 
 BaseSlicer = Callable[[int, int], BaseChunk]
@@ -455,33 +476,84 @@ def msm(
 
     ``bases`` gives device chunks of the bases; ``streamed`` says each chunk is an upload, so
     two chunks' memory counts when the passes are sized, and ``key_budget`` (device bytes, or
-    None) caps the two. Nothing reads a chunk's bases before its ``wait`` is called.
+    None) caps the two. Nothing reads a chunk's bases before its ``wait`` is called. Resident
+    bases with a window table take one pass over it with its window bits (``window_bits`` is
+    then not used), when that pass fits.
     """
     n = scalars.shape[0]
     if n == 0:
         return group.infinity
+    tabled = None if streamed else _tabled(gpu, group, bases(0, n), n, signed)
+    if tabled is not None:
+        return _msm_pass(gpu, group, tabled, scalars, tabled.table_bits, signed, split_01, timer)
     c = window_bits or auto_window_bits(n, signed)
     chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget)
     total = group.infinity
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
         nonlocal total
-        coords, skip, wait = bases_chunk
         piece = scalars[start:stop]
-        if split_01:
-            with timer.span("prep_msm", n=stop - start):
-                one_indices, skip = split_ones(gpu, piece, skip)
-            wait()
-            with timer.span("batch_add", n=one_indices.shape[0]):
-                total = group.add(total, batch_sum(gpu, group, coords, one_indices))
-            span = timer.span("tail_msm", window_bits=c)
-        else:
-            span = timer.span("pippenger", window_bits=c, n=stop - start)
-        with span:
-            window_points = pippenger(gpu, group, coords, piece, skip, c, signed, timer, wait)
-        if window_points is not None:
-            with timer.span("msm_combine"):
-                total = group.add(total, _combine_windows(group, window_points, c))
+        total = group.add(
+            total, _msm_pass(gpu, group, bases_chunk, piece, c, signed, split_01, timer)
+        )
 
     for_each_chunk(bases, n, chunk, compute)
     return total
+
+
+def _tabled(gpu: Gpu, group: Group, whole: BaseChunk, n: int, signed: bool) -> BaseChunk | None:
+    """``whole`` when its bases have a window table and one pass over all n fits on the device
+    with it (else the MSM runs on the plain bases, the table's first rows)."""
+    if whole.table is None:
+        return None
+    c = whole.table_bits
+    if n * window_count(c, signed) > MAX_ENTRIES:
+        return None
+    threads = _range_threads(gpu, group)
+    need = _bucket_workspace(group, n, c, signed, threads, table=True) + 32 * n
+    return whole if need <= gpu.free_bytes() else None
+
+
+def _msm_pass(
+    gpu: Gpu,
+    group: Group,
+    bases_chunk: BaseChunk,
+    scalars: DeviceArray,
+    c: int,
+    signed: bool,
+    split_01: bool,
+    timer: Timer,
+) -> Any:
+    """Σ over one pass (a chunk of the bases, or all of them with their table) as a Jacobian
+    point."""
+    coords, skip, wait, table, _ = bases_chunk
+    n = scalars.shape[0]
+    total = group.infinity
+    if split_01:
+        with timer.span("prep_msm", n=n):
+            one_indices, skip = split_ones(gpu, scalars, skip)
+        wait()
+        with timer.span("batch_add", n=one_indices.shape[0]):
+            total = group.add(total, batch_sum(gpu, group, coords, one_indices))
+        span = timer.span("tail_msm", window_bits=c, table=table is not None)
+    else:
+        span = timer.span("pippenger", window_bits=c, n=n, table=table is not None)
+    with span:
+        sums = pippenger(
+            gpu,
+            group,
+            coords if table is None else table,
+            scalars,
+            skip,
+            c,
+            signed,
+            timer,
+            wait,
+            table=table is not None,
+        )
+    if sums is None:
+        return total
+    if table is not None:  # one row: the whole sum
+        return group.add(total, _xyzz_to_jacobian(group, sums[0]))
+    with timer.span("msm_combine"):
+        return group.add(total, _combine_windows(group, sums, c))

@@ -281,7 +281,9 @@ class GpuPlugin:
 
             def resident(start: int, stop: int) -> msm.BaseChunk:
                 chunk_skip = None if skip is None else skip[start:stop]
-                return msm.BaseChunk(coords[start:stop], chunk_skip, wait)
+                whole = bases.table_bits and (start, stop) == (0, bases.count)
+                table = coords if whole else None
+                return msm.BaseChunk(coords[start:stop], chunk_skip, wait, table, bases.table_bits)
 
             return resident, False
         points = bases.points if isinstance(bases, HostBases) else bases

@@ -430,6 +430,34 @@ def _upload(
         backend.unpin(pinned)
 
 
+def _window_tables(bits: int, pinning: str, checked: Subject, rng: random.Random) -> None:
+    """Resident bases with window tables (``msm.table_bits``): MSMs over them give the
+    reference's sums for every scalar kind and edge point, with signed and unsigned digits and
+    the 0/1 split; the same batch then gives them again without tables."""
+    memory = {"memory.key_storage": "device", **_memory(pinning)}
+    variants: tuple[dict[str, Any], ...] = (
+        {},
+        {"msm.signed_digits": False},
+        {"msm.split_01": True},
+    )
+    for group, purpose in (("g1", "a"), ("g2", "b_g2")):
+        n = 48 if group == "g1" else 24
+        kinds = ("random", "zeros", "ones", "r-1", "bits", "mixed")
+        cases = [(random_points(group, rng, n), SCALAR_KINDS[kind](rng, n)) for kind in kinds]
+        cases.append((edge_points(group, "mixed", rng, n), SCALAR_KINDS["mixed"](rng, n)))
+        for points, scalars in cases:
+            bases = GROUPS[group][2].from_points(points)
+            limbs = ints_to_limbs(scalars)
+            want = expected_msm(checked, group, points, scalars)
+            for variant in ({"msm.table_bits": bits, **v} for v in variants):
+                backend = checked.backend(**memory, **variant)
+                got = _msm(backend, group, backend.upload(bases, purpose), limbs)
+                same_point(got, want, f"{n} {group} points, {_changes(variant)[2:]}")
+            plain = checked.backend(**memory)
+            got = _msm(plain, group, plain.upload(bases, purpose), limbs)
+            same_point(got, want, f"{n} {group} points, after a table of {bits} bits")
+
+
 def _release(checked: Subject, rng: random.Random) -> None:
     for storage in KEY_STORAGE:
         backend = checked.backend(**{"memory.key_storage": storage})
@@ -1113,6 +1141,9 @@ def _build() -> Iterator[Check]:
             run = partial(_upload, storage, pinning, budget_kib=STREAM_BUDGET_KIB)
             case = f"key_storage={storage},pinning={pinning},device_budget_kib={STREAM_BUDGET_KIB}"
             yield Check("cuzk_upload", case, run)
+    for bits, pinning in ((16, "none"), (16, "pool"), (20, "pool")):
+        run = partial(_window_tables, bits, pinning)
+        yield Check("cuzk_upload", f"key_storage=device,table_bits={bits},pinning={pinning}", run)
     yield Check("cuzk_release", "every-key-storage", _release)
     yield Check("cuzk_synthesize", "tiny-circuit", _synthesize)
     for case in COMPILED_CIRCUITS:

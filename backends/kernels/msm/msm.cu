@@ -1,6 +1,6 @@
 // MSM kernels for G1 (over Fq) and G2 (over Fq2), instantiated from msm/pippenger.cuh, plus
-// the curve-independent digit, segment and 0/1-split kernels and the conversion of uploaded
-// bases to Montgomery form.
+// the curve-independent digit, segment and 0/1-split kernels, the conversion of uploaded
+// bases to Montgomery form and the window tables of a resident key's bases.
 #include "../ff/bls12_381.cuh"
 #include "../ff/fp2.cuh"
 #include "pippenger.cuh"
@@ -13,32 +13,45 @@ extern "C" __global__ void fq_to_mont(fq_t* words, uint64_t n) {
     if (i < n) store_vec(words + i, load_vec(words + i).to_mont());
 }
 
-// counts[w·buckets + |d| − 1] += 1 for every nonzero digit d in windows [first, last) of every
-// scalar not skipped.
+// Where digit (window w, magnitude mag) of scalar i goes: its bucket, and the point it adds.
+// Without a table (table_rows = 0) each window has its own buckets and adds base i; with a
+// table of the bases' multiples 2^(c·w)·P (window-major, table_rows rows a window) every window
+// shares one set of buckets and adds its own multiple.
+__device__ __forceinline__ uint64_t digit_bucket(uint32_t w, uint32_t mag, uint32_t buckets,
+                                                 uint32_t table_rows) {
+    return (table_rows != 0 ? 0 : (uint64_t)w * buckets) + mag - 1;
+}
+
+__device__ __forceinline__ uint32_t digit_point(uint32_t w, uint32_t i, uint32_t table_rows) {
+    return w * table_rows + i;
+}
+
+// counts[bucket] += 1 for every nonzero digit of every scalar not skipped.
 extern "C" __global__ void msm_bucket_counts(const uint32_t* scalars, const uint8_t* skip,
-                                             uint32_t n, uint32_t c, uint32_t first,
-                                             uint32_t last, uint32_t buckets, int is_signed,
+                                             uint32_t n, uint32_t c, uint32_t windows,
+                                             uint32_t buckets, int is_signed, uint32_t table_rows,
                                              uint32_t* counts) {
     const uint32_t i = (uint32_t)global_thread();
     if (i >= n || (skip != nullptr && skip[i])) return;
-    for_each_digit(scalars, i, c, first, last, is_signed != 0, [&](uint32_t w, uint32_t mag, bool) {
-        atomicAdd(counts + (uint64_t)w * buckets + mag - 1, 1u);
+    for_each_digit(scalars, i, c, 0, windows, is_signed != 0, [&](uint32_t w, uint32_t mag, bool) {
+        atomicAdd(counts + digit_bucket(w, mag, buckets, table_rows), 1u);
     });
 }
 
-// entries[cursor[bucket]++] = i | sign for every nonzero digit in windows [first, last): the
+// entries[cursor[bucket]++] = point | sign for every nonzero digit in windows [first, last): the
 // counting sort's scatter. The host passes a few windows at a time so that the buckets' write
 // fronts (a 32-byte sector each) stay in L2 rather than being written back half-filled.
 extern "C" __global__ void msm_scatter(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
                                        uint32_t c, uint32_t first, uint32_t last,
-                                       uint32_t buckets, int is_signed, uint32_t* cursor,
-                                       uint32_t* entries) {
+                                       uint32_t buckets, int is_signed, uint32_t table_rows,
+                                       uint32_t* cursor, uint32_t* entries) {
     const uint32_t i = (uint32_t)global_thread();
     if (i >= n || (skip != nullptr && skip[i])) return;
     for_each_digit(scalars, i, c, first, last, is_signed != 0,
                    [&](uint32_t w, uint32_t mag, bool neg) {
-                       const uint32_t pos = atomicAdd(cursor + (uint64_t)w * buckets + mag - 1, 1u);
-                       entries[pos] = i | (neg ? MSM_SIGN_BIT : 0u);
+                       const uint32_t pos =
+                           atomicAdd(cursor + digit_bucket(w, mag, buckets, table_rows), 1u);
+                       entries[pos] = digit_point(w, i, table_rows) | (neg ? MSM_SIGN_BIT : 0u);
                    });
 }
 
@@ -100,6 +113,10 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
     extern "C" __global__ void msm_window_sums_##G(const xyzz_t<F>* groups, uint32_t windows,   \
                                                    uint32_t bits, uint32_t mu, xyzz_t<F>* out) { \
         window_sums<F>(groups, windows, bits, mu, out);                                         \
+    }                                                                                           \
+    extern "C" __global__ void msm_window_table_##G(affine_t<F>* table, uint32_t n, uint32_t c,   \
+                                                    uint32_t windows) {                         \
+        window_table<F>(table, n, c, windows);                                                  \
     }
 
 CUZK_MSM_KERNELS(g1, fq_t)
