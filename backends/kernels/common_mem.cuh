@@ -30,4 +30,15 @@ __device__ __forceinline__ void store_vec(T* dst, const T& value) {
 __device__ __forceinline__ uint64_t global_thread() {
     return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
+#else
+// The host build (the kernel headers' test harnesses): plain copies.
+template <class T>
+inline T load_vec(const T* src) {
+    return *src;
+}
+
+template <class T>
+inline void store_vec(T* dst, const T& value) {
+    *dst = value;
+}
 #endif
