@@ -120,6 +120,33 @@ class WindowBits:
 MSM_NAMES = tuple(field.name for field in attrs.fields(WindowBits))
 
 
+def _table_bits(msm: str) -> Any:
+    low, high = TABLE_BITS_RANGE
+    doc = f'window bits of the {msm} bases\' window tables (key_storage = "device")'
+    return attrs.field(default=None, metadata=knob(doc, low=low, high=high, only_when_set=True))
+
+
+@attrs.frozen
+class TableBits:
+    """Window tables per MSM for a resident key; ``None`` (left out): no table. With c bits the
+    batch keeps 2^(c·w)·P for all ⌈256/c⌉ windows w (that many times its device memory), and
+    its MSMs use c-bit windows."""
+
+    a: int | None = _table_bits("A")
+    b_g1: int | None = _table_bits("B (G1)")
+    b_g2: int | None = _table_bits("B (G2)")
+    l: int | None = _table_bits("L")
+    h: int | None = _table_bits("H")
+
+    def for_msm(self, msm: str) -> int | None:
+        """The table bits of MSM ``msm`` (one of ``MSM_NAMES``), ``None`` for none."""
+        return getattr(self, msm)
+
+    def any(self) -> bool:
+        """Whether any MSM has a table."""
+        return any(self.for_msm(name) is not None for name in MSM_NAMES)
+
+
 @attrs.frozen
 class MsmSettings:
     """MSM knobs."""
@@ -132,17 +159,7 @@ class MsmSettings:
         default=False,
         metadata=knob("sum the bases of scalars 0 and 1 apart from the Pippenger of the others"),
     )
-    table_bits: int | None = attrs.field(
-        default=None,
-        metadata=knob(
-            'window bits of the window tables of resident bases (key_storage = "device")',
-            low=TABLE_BITS_RANGE[0],
-            high=TABLE_BITS_RANGE[1],
-            only_when_set=True,
-        ),
-    )
-    """None: no tables. With c bits every resident batch keeps 2^(c·w)·P for all ⌈256/c⌉
-    windows w (that many times its device memory), and its MSMs use c-bit windows."""
+    table_bits: TableBits = TableBits()
     b_g2_on: str = attrs.field(
         default=B_G2_ON_DEVICE,
         metadata=knob(
@@ -249,7 +266,15 @@ class Profile:
         return "\n".join(lines) + "\n"
 
 
-for _cls in (WindowBits, MsmSettings, MemorySettings, SynthesisSettings, DebugSettings, Profile):
+for _cls in (
+    WindowBits,
+    TableBits,
+    MsmSettings,
+    MemorySettings,
+    SynthesisSettings,
+    DebugSettings,
+    Profile,
+):
     attrs.resolve_types(_cls)
 
 
@@ -676,7 +701,7 @@ def load_profile(
         sources = (*sources, *(f"--change {k}={_toml_value(v)}" for k, v in changes.items()))
     profile = _build(Profile, raw, name=path.stem, sources=sources)
     memory = profile.memory
-    if profile.msm.table_bits is not None and memory.key_storage is not KeyStorage.DEVICE:
+    if profile.msm.table_bits.any() and memory.key_storage is not KeyStorage.DEVICE:
         raise ProfileError(
             f"{path}: 'msm.table_bits' applies to key_storage \"device\" (a resident key), "
             f"not {json.dumps(memory.key_storage.value)}"

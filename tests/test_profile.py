@@ -133,7 +133,8 @@ def test_show_documents_every_key_with_what_it_allows():
     changes = {"debug.sleep_ms.msm_a": 5, "memory.key_storage": "stream"}
     shown = load_profile("cpu", {**changes, "memory.device_budget_kib": 64}).to_toml()
     # knobs shown only when set, which no one profile can all set at once
-    resident = {"memory.key_storage": "device", "msm.table_bits": 20}
+    resident = {"memory.key_storage": "device"}
+    resident.update({f"msm.table_bits.{name}": 20 for name in ("a", "b_g1", "b_g2", "l", "h")})
     shown += load_profile("cpu", resident).to_toml()
     for dotted, knob in schema_keys():
         assert f"# {knob.doc}; " in shown, dotted

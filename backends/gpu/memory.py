@@ -36,7 +36,7 @@ import attrs
 import numpy as np
 
 from cuzk_core.layout import G1Affines, G2Affines
-from cuzk_core.profile import KeyStorage, Pinning, Profile
+from cuzk_core.profile import MSM_NAMES, KeyStorage, Pinning, Profile
 
 from . import msm
 from .driver import DeviceArray, Gpu
@@ -499,14 +499,18 @@ class Memory:
             ready()
             bases.ready = None
 
-    def upload(self, profile: Profile, points: G1Affines | G2Affines) -> DeviceBases | HostBases:
-        """Place bases per ``key_storage``: resident, per proof, or left on the host."""
+    def upload(
+        self, profile: Profile, points: G1Affines | G2Affines, purpose: str
+    ) -> DeviceBases | HostBases:
+        """Place bases per ``key_storage``: resident (with the window table the profile gives
+        MSM ``purpose``, if any), per proof, or left on the host."""
         storage = profile.memory.key_storage
         if storage in (KeyStorage.STREAM, KeyStorage.MMAP):
             return HostBases(group_of(points), points)
         if storage is KeyStorage.DEVICE:
             resident = self.gpu.cache("resident")
-            bits = profile.msm.table_bits or 0
+            tables = profile.msm.table_bits
+            bits = (tables.for_msm(purpose) if purpose in MSM_NAMES else None) or 0
             cached = resident.get(points)
             if cached is None or cached.table_bits != bits:
                 resident.pop(points, None)  # a table of other bits: its memory goes first

@@ -110,15 +110,16 @@ def bucket_count(c: int, signed: bool) -> int:
 def auto_window_bits(n: int, signed: bool) -> int:
     """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
     reduction's fixed latency dominates and small windows win; then 15 bits below 2^19 points,
-    16 up to 2^24 and 17 beyond. With the scatter in L2-sized launches, 16 bits beat 15 at 2^19
-    (9.8 against 11.3 ms) and 2^20 (13.2 against 14.9 ms), and 17 and 18 at 2^24 (139 against
-    147 and 142 ms): the sort grows with the window faster than the additions shrink. Unsigned
-    digits use the same widths."""
+    16 below 2^25 and 17 from there. With the scatter in L2-sized launches, 16 bits beat 15 at
+    2^19 (9.8 against 11.3 ms) and 2^20 (13.2 against 14.9 ms), and 17 and 18 at 2^24 (139
+    against 147 and 142 ms): the sort grows with the window faster than the additions shrink
+    (at 2^24 + 2^16 points the sort took 21.6 ms with 17 bits, 11.0 with 16). Unsigned digits
+    use the same widths."""
     if n < 1 << 14:
         return max(6, n.bit_length() - 4)
     if n < 1 << 19:
         return 15
-    return 16 if n <= 1 << 24 else 17
+    return 16 if n < 1 << 25 else 17
 
 
 def scatter_windows(l2_bytes: int, per_window: int) -> int:

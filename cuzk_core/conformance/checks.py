@@ -431,7 +431,7 @@ def _upload(
 
 
 def _window_tables(bits: int, pinning: str, checked: Subject, rng: random.Random) -> None:
-    """Resident bases with window tables (``msm.table_bits``): MSMs over them give the
+    """Resident bases with window tables (``msm.table_bits.*``): MSMs over them give the
     reference's sums for every scalar kind and edge point, with signed and unsigned digits and
     the 0/1 split; the same batch then gives them again without tables."""
     memory = {"memory.key_storage": "device", **_memory(pinning)}
@@ -449,7 +449,7 @@ def _window_tables(bits: int, pinning: str, checked: Subject, rng: random.Random
             bases = GROUPS[group][2].from_points(points)
             limbs = ints_to_limbs(scalars)
             want = expected_msm(checked, group, points, scalars)
-            for variant in ({"msm.table_bits": bits, **v} for v in variants):
+            for variant in ({f"msm.table_bits.{purpose}": bits, **v} for v in variants):
                 backend = checked.backend(**memory, **variant)
                 got = _msm(backend, group, backend.upload(bases, purpose), limbs)
                 same_point(got, want, f"{n} {group} points, {_changes(variant)[2:]}")
