@@ -134,9 +134,11 @@ class Backend:
         shift: int,
         scale: int,
         coefficients: bool,
-    ) -> np.ndarray:
+        for_msm: bool = False,
+    ) -> np.ndarray | Any:
         """``(a·b − c)·scale`` on the coset ``shift·⟨ω⟩`` of a, b, c's interpolations (brought
-        back to coefficients with ``coefficients``): the backend's hook, else its transforms."""
+        back to coefficients with ``coefficients``): the backend's hook, else its transforms. With
+        ``for_msm`` the result may be a handle only this backend's MSMs take (see the hook)."""
         found = self._hook.cuzk_quotient_on_coset(
             ctx=self.ctx,
             a=a,
@@ -146,6 +148,7 @@ class Backend:
             shift=shift,
             scale=scale,
             coefficients=coefficients,
+            for_msm=for_msm,
         )
         if found is not None:
             return found

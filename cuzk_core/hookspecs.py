@@ -350,7 +350,8 @@ def cuzk_quotient_on_coset(
     shift: int,
     scale: int,
     coefficients: bool,
-) -> np.ndarray:
+    for_msm: bool,
+) -> np.ndarray | Any:
     """H's whole computation in one call, so that a backend keeps its intermediates. Optional.
 
     a, b, c (each at most ``domain.size`` rows, zero-padded to it) are interpolated over the
@@ -367,7 +368,11 @@ def cuzk_quotient_on_coset(
     :param shift: the coset's shift.
     :param scale: the factor of the pointwise step (1/Z on the coset, or 1).
     :param coefficients: bring the result back to coefficients (the coset iNTT).
-    :return: ``(domain.size, 4)`` scalars: evaluations on the coset, or coefficients.
+    :param for_msm: the caller hands the result only to this backend's MSM hooks (the prover's
+        H): the backend may return a handle they take as ``scalars`` (kept on its device, not
+        downloaded), which must slice by rows and turn into the host array by ``np.asarray``.
+    :return: ``(domain.size, 4)`` scalars: evaluations on the coset, or coefficients (or, with
+        ``for_msm``, such a handle).
     """
 
 

@@ -279,12 +279,21 @@ def group_of(points: G1Affines | G2Affines) -> str:
 @attrs.frozen(eq=False)
 class DeviceScalars:
     """MSM scalars on the device (``(n, 4)`` uint64, canonical): what ``cuzk_gather_scalars``
-    hands out, so the MSMs that take them upload nothing."""
+    and ``cuzk_quotient_on_coset`` (for an MSM) hand out, so the MSMs that take them upload
+    nothing. Rows slice like an array's; ``np.asarray`` downloads them."""
 
     array: DeviceArray
 
     def __len__(self) -> int:
         return int(self.array.shape[0])
+
+    def __getitem__(self, rows: slice) -> DeviceScalars:
+        return DeviceScalars(self.array[rows])
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        with self.array.gpu.scope():  # called from the core, outside any hook
+            host = self.array.get()
+        return host if dtype is None else host.astype(dtype)
 
 
 class Mirrors:

@@ -243,8 +243,10 @@ class GpuPlugin:
         shift: int,
         scale: int,
         coefficients: bool,
-    ) -> np.ndarray | None:
-        """H's transforms and quotient step on the device, one download at the end."""
+        for_msm: bool,
+    ) -> np.ndarray | DeviceScalars | None:
+        """H's transforms and quotient step on the device, one download at the end (none when
+        only this backend's MSMs take the result: then it stays there as a handle)."""
         if domain.size == 1:
             return None  # nothing to transform: the core's composition is exact and cheap
         size, log_n, omega = domain.size, domain.log_size, domain.omega
@@ -264,7 +266,7 @@ class GpuPlugin:
             out = field.quotient(self.gpu, *evaluations, scale)
             if coefficients:
                 out = ntt.inverse(self.gpu, out, log_n, omega, shift)
-            return self.memory.returned(ctx.profile, out)
+            return DeviceScalars(out) if for_msm else self.memory.returned(ctx.profile, out)
 
     # ------------------------------------------------------------ MSM
 

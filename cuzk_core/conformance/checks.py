@@ -589,9 +589,34 @@ def _quotient(kind: str, checked: Subject, rng: random.Random) -> None:
             check_quotient(checked, a, b, c, scale)
 
 
+def _check_msm_scalars(
+    checked: Subject, backend: Backend, got: Any, want: np.ndarray, what: str
+) -> None:
+    """``got`` holds the scalars ``want``: as a host array, or as a handle whose host copy
+    (``np.asarray``) and MSMs (G1 over all and over its last rows, G2 over all) agree."""
+    if isinstance(got, np.ndarray):
+        same_scalars(got, want, what)
+        return
+    same_scalars(np.asarray(got), want, f"{what}, its host copy")
+    rng = random.Random(len(want))
+    for group, rows in (
+        ("g1", slice(None)),
+        ("g1", slice(len(want) // 2, None)),
+        ("g2", slice(None)),
+    ):
+        taken = want[rows]
+        if not len(taken):
+            continue
+        points = random_points(group, rng, len(taken))
+        expect = expected_msm(checked, group, points, limbs_to_ints(taken))
+        bases = GROUPS[group][2].from_points(points)
+        same_point(_msm(backend, group, bases, got[rows]), expect, f"{what}: an MSM over it")
+
+
 def _quotient_on_coset(coefficients: bool, checked: Subject, rng: random.Random) -> str | None:
     """H in one call equals the reference's composition of the transforms, for short and full
-    rows, both root conventions and their cosets."""
+    rows, both root conventions and their cosets; asked for an MSM's scalars, the result (a
+    host array or the backend's handle) holds the same values."""
     backend = checked.backend()
     if not backend.implements("cuzk_quotient_on_coset"):
         return NOT_IMPLEMENTED
@@ -613,6 +638,10 @@ def _quotient_on_coset(coefficients: bool, checked: Subject, rng: random.Random)
                     )
                     what = f"2^{log_n} (generator {generator}), {rows} rows, shift {_short(shift)}"
                     same_scalars(got, want, what)
+                    handle = backend.quotient_on_coset(
+                        a, b, c, domain, shift, scale, coefficients, for_msm=True
+                    )
+                    _check_msm_scalars(checked, backend, handle, want, f"{what}, for an MSM")
                 unchanged([a, b, c], copies, "quotient_on_coset")
     return None
 
@@ -718,7 +747,7 @@ def _index_patterns(rng: random.Random, n: int) -> list[np.ndarray]:
 def _gather_scalars(checked: Subject, rng: random.Random) -> str | None:
     """Rows of host scalars, of R1CS products and of a witness the backend returned (which a
     device backend gathers where it holds them), for every index pattern: numpy's take. A
-    handle (not a host array) is checked through the MSMs that take it, in both groups."""
+    handle (not a host array) is checked through its host copy and the MSMs that take it."""
     from cuzk_core.witness.compiled import compile_circuit
     from cuzk_core.witness.replay import replay
 
@@ -742,18 +771,9 @@ def _gather_scalars(checked: Subject, rng: random.Random) -> str | None:
         for rows, got in zip(patterns, gathered, strict=True):
             want = np.take(values, rows, axis=0)
             what = f"{len(rows)} rows of {len(values)} {name}"
-            if isinstance(got, np.ndarray):
-                same_scalars(got, want, what)
-                continue
-            if len(rows) == 0:
-                if len(got) != 0:
-                    raise CheckFailed(f"{what}: a handle of {len(got)} scalars")
-                continue
-            for group in ("g1", "g2") if len(rows) == len(values) else ("g1",):
-                points = random_points(group, rng, len(rows))
-                bases = GROUPS[group][2].from_points(points)
-                expect = expected_msm(checked, group, points, limbs_to_ints(want))
-                same_point(_msm(backend, group, bases, got), expect, f"the MSM over {what}")
+            if len(got) != len(rows):
+                raise CheckFailed(f"{what}: {len(got)} scalars")
+            _check_msm_scalars(checked, backend, got, want, what)
         unchanged([values], [copy], "gather_scalars")
     return None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
@@ -50,17 +50,23 @@ def with_input_rows(matrices: R1CSMatrices) -> R1CSMatrices:
 
 
 def compute_h(
-    backend: Backend, a: np.ndarray, b: np.ndarray, c: np.ndarray, domain: EvaluationDomain
-) -> np.ndarray:
+    backend: Backend,
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    domain: EvaluationDomain,
+    for_msm: bool = False,
+) -> Any:
     """The coefficients of H = (A·B − C)/Z, bellperson's way: cosets of generator 7.
 
-    Returns ``m − 1`` coefficients (H has degree at most m − 2).
+    Returns ``m − 1`` coefficients (H has degree at most m − 2); with ``for_msm``, possibly as
+    a handle only the backend's MSMs take (see ``cuzk_quotient_on_coset``).
     """
     m = domain.size
     shift = domain.generator
     scale = fr_inv(pow(shift, m, _R) - 1)  # 1/Z, constant on the coset
-    h = backend.quotient_on_coset(a, b, c, domain, shift, scale, coefficients=True)
-    if limbs_to_ints(h[m - 1 :])[0] != 0:
+    h = backend.quotient_on_coset(a, b, c, domain, shift, scale, True, for_msm)
+    if limbs_to_ints(np.asarray(h[m - 1 :]))[0] != 0:
         raise ArithmeticError(
             "A·B − C is not divisible by Z: the witness does not satisfy the circuit"
         )
@@ -68,15 +74,21 @@ def compute_h(
 
 
 def compute_h_odd_coset(
-    backend: Backend, a: np.ndarray, b: np.ndarray, c: np.ndarray, domain: EvaluationDomain
-) -> np.ndarray:
+    backend: Backend,
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    domain: EvaluationDomain,
+    for_msm: bool = False,
+) -> Any:
     """snarkjs's H scalars: A·B − C evaluated at the odd points ω_{2m}·ω^i of the 2m domain.
 
     There Z(x) = x^m − 1 is the constant −2, so no division happens here: snarkjs folds 1/Z into
-    its H points. Returns ``m`` evaluations (not coefficients).
+    its H points. Returns ``m`` evaluations (not coefficients); with ``for_msm`` possibly as a
+    handle, as :func:`compute_h`.
     """
     shift = fr_root_of_unity(domain.log_size + 1, domain.generator)
-    return backend.quotient_on_coset(a, b, c, domain, shift, 1, coefficients=False)
+    return backend.quotient_on_coset(a, b, c, domain, shift, 1, False, for_msm)
 
 
 @attrs.frozen
@@ -88,8 +100,8 @@ class QuotientConvention:
     """The domain's roots of unity come from this non-residue."""
     h_offset: int
     """The h query holds ``m + h_offset`` points for a domain of size ``m``."""
-    compute: Callable[..., np.ndarray]
-    """``(backend, a, b, c, domain) → h scalars``."""
+    compute: Callable[..., Any]
+    """``(backend, a, b, c, domain, for_msm=False) → h scalars`` (a handle, maybe, for_msm)."""
 
     def domain(self, num_rows: int) -> EvaluationDomain:
         """The smallest domain covering ``num_rows`` constraint rows (input rows included)."""
