@@ -208,11 +208,10 @@ def prove(
             b_g2_scalars = query_scalars
             if gathers_itself and b_g2_backend is not backend:  # its handles serve it alone
                 b_g2_scalars = host.submit(_query_scalars, b_g2_backend, pk, assignment, "b")
+            assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
             with phase("ntt_h"):
                 h = convention.compute(backend, a, b, c, domain, for_msm=True)
             progress.step("ntt_h")
-            # After ntt_h: its launches and the blinding terms' Python would share the GIL.
-            assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
 
             # B·G2 on a CPU backend runs beside the device's G1 work; its span shows the overlap.
             def msm_b_g2():
