@@ -37,6 +37,7 @@ import numpy as np
 
 from cuzk_core.layout import G1Affines, G2Affines
 from cuzk_core.profile import MSM_NAMES, KeyStorage, Pinning, Profile
+from cuzk_core.timing import Timer
 
 from . import msm
 from .driver import DeviceArray, Gpu
@@ -509,10 +510,11 @@ class Memory:
             bases.ready = None
 
     def upload(
-        self, profile: Profile, points: G1Affines | G2Affines, purpose: str
+        self, profile: Profile, points: G1Affines | G2Affines, purpose: str, timer: Timer
     ) -> DeviceBases | HostBases:
         """Place bases per ``key_storage``: resident (with the window table the profile gives
-        MSM ``purpose``, if any), per proof, or left on the host."""
+        MSM ``purpose``, if any: a ``window_table`` span says its bits and device bytes), per
+        proof, or left on the host."""
         storage = profile.memory.key_storage
         if storage in (KeyStorage.STREAM, KeyStorage.MMAP):
             return HostBases(group_of(points), points)
@@ -524,7 +526,13 @@ class Memory:
             if cached is None or cached.table_bits != bits:
                 resident.pop(points, None)  # a table of other bits: its memory goes first
                 self._ensure_fits(points, storage, bits)
-                cached = self.upload_points(profile, points, resident=True, table_bits=bits)
+                if bits:
+                    rows = msm.table_windows(bits)
+                    nbytes = points.coords.nbytes * rows
+                    with timer.span("window_table", bits=bits, windows=rows, bytes=nbytes):
+                        cached = self.upload_points(profile, points, True, table_bits=bits)
+                else:
+                    cached = self.upload_points(profile, points, resident=True)
                 resident[points] = cached
             return cached
         self._ensure_fits(points, storage)

@@ -98,7 +98,7 @@ class GpuPlugin:
     def cuzk_upload(self, ctx: BackendContext, points: Any, purpose: str) -> Any:
         """Place MSM bases per the profile's key storage."""
         with self._device(ctx, f"uploading bases {purpose!r}"):
-            return self.memory.upload(ctx.profile, points, purpose)
+            return self.memory.upload(ctx.profile, points, purpose, ctx.timer)
 
     @hookimpl
     def cuzk_release(self, ctx: BackendContext, handle: Any) -> bool | None:
