@@ -22,6 +22,7 @@ from cuzk_core.errors import CuzkError
 from cuzk_core.hookspecs import BackendContext
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
+from cuzk_core.timing import Timer
 
 PLUGINS = {"cupy": cupy_plugin, "pycuda": pycuda_plugin}
 LIBRARY_MODULE = {"cupy": "cupy_backends.cuda.api.runtime", "pycuda": "pycuda._driver"}
@@ -390,3 +391,51 @@ def test_cupy_key_buffers_are_page_locked_at_their_exact_size():
     assert cupy.cuda.pinned_memory.is_memory_pinned(array.ctypes.data)
     del array
     assert pool.n_free_blocks() == before
+
+
+def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
+    """When one pass over the table does not fit, the MSM takes its own window width over the
+    table's first rows (the bases): never the table with a width it was not built for."""
+    n, seen = 64, []
+    table = np.zeros((msm.table_windows(20) * n, 24), np.uint32)  # stands in for device rows
+
+    def bases(start: int, stop: int) -> msm.BaseChunk:
+        whole = table if (start, stop) == (0, n) else None
+        return msm.BaseChunk(table[start:stop], None, lambda: None, whole, 20)
+
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer):
+        seen.append((chunk.table is None, len(chunk.coords), c))
+        return msm.G1.infinity
+
+    monkeypatch.setattr(msm, "_tabled", lambda *args: None)
+    monkeypatch.setattr(msm, "_plan_chunk", lambda gpu, group, count, *rest: count)
+    monkeypatch.setattr(msm, "_msm_pass", one_pass)
+    scalars = np.zeros((n, 8), np.uint32)
+    msm.msm(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0))
+    assert seen == [(True, n, 7)]
+
+
+def test_window_tables_hold_at_most_the_kernels_windows():
+    assert msm.table_windows(16) == msm.MAX_TABLE_WINDOWS
+    with pytest.raises(ValueError, match="22 windows, at most 16"):
+        msm.build_window_table(None, msm.G1, None, 1, 12)
+
+
+def test_cached_gather_indices_are_checked_on_every_use():
+    """A key's read-only query indices are uploaded once; each later gather still checks them
+    against the values it gathers from (no read past a shorter witness on the device)."""
+
+    class HostAsDevice:  # to_device's copies stay numpy arrays
+        def to_device(self, host: np.ndarray) -> np.ndarray:
+            return np.array(host)
+
+    store = memory.Memory(HostAsDevice())
+    profile = load_profile("cpu")
+    indices = np.array([0, 5, 9])
+    indices.flags.writeable = False
+    first = store.index_array(profile, indices, 10)
+    assert first.dtype == np.uint32 and store.index_array(profile, indices, 10) is first
+    with pytest.raises(ValueError, match=r"\[0, 9\), one is 9"):
+        store.index_array(profile, indices, 9)
+    with pytest.raises(ValueError, match=r"\[0, 4\)"):
+        store.index_array(profile, np.array([-1, 2]), 4)

@@ -289,6 +289,8 @@ class DeviceScalars:
         return int(self.array.shape[0])
 
     def __getitem__(self, rows: slice) -> DeviceScalars:
+        if not isinstance(rows, slice):
+            raise TypeError("device scalars slice by rows only")
         return DeviceScalars(self.array[rows])
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -327,7 +329,13 @@ class Mirrors:
         if found is not None or host.base is None or not host.flags.c_contiguous:
             return found
         start, stop = _address(host), _address(host) + host.nbytes
-        for (_, entry_form), (ref, device) in list(self._by_id.items()):
+        while True:
+            try:
+                entries = list(self._by_id.items())
+                break
+            except RuntimeError:  # a weakref callback dropped an entry meanwhile
+                continue
+        for (_, entry_form), (ref, device) in entries:
             whole = ref()
             if entry_form != form or whole is None or not whole.flags.c_contiguous:
                 continue
@@ -351,6 +359,8 @@ class Memory:
         self._uploader: ThreadPoolExecutor | None = None
         self._uploader_lock = threading.Lock()
         self.mirrors = Mirrors()
+        self._index_max: dict[int, int] = {}
+        """The largest entry of each read-only index array mirrored, by the array's id."""
         self.results = ResultBuffers(gpu)
 
     def alloc_host(self, profile: Profile, shape: tuple[int, ...], dtype: str) -> np.ndarray:
@@ -416,15 +426,23 @@ class Memory:
 
     def index_array(self, profile: Profile, indices: np.ndarray, bound: int) -> DeviceArray:
         """A uint32 device copy of ``indices`` (each checked below ``bound``), uploaded once
-        while a read-only array lives (a key's query indices serve every proof)."""
+        while a read-only array lives (a key's query indices serve every proof; their largest
+        entry is kept beside the copy, so each use is checked too)."""
         found = None if indices.flags.writeable else self.mirrors.find(indices, "uint32")
         if found is not None:
-            return found
-        if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= bound):
-            raise ValueError(f"gather indices must lie in [0, {bound})")
-        found = self.to_device(profile, np.ascontiguousarray(indices, dtype=np.uint32))
-        if not indices.flags.writeable:
-            self.mirrors.keep(indices, found, "uint32")
+            largest = self._index_max.get(id(indices), -1)
+        else:
+            if len(indices) and int(indices.min()) < 0:
+                raise ValueError(f"gather indices must lie in [0, {bound})")
+            largest = int(indices.max()) if len(indices) else -1
+        if largest >= bound:
+            raise ValueError(f"gather indices must lie in [0, {bound}), one is {largest}")
+        if found is None:
+            found = self.to_device(profile, np.ascontiguousarray(indices, dtype=np.uint32))
+            if not indices.flags.writeable:
+                self.mirrors.keep(indices, found, "uint32")
+                self._index_max[id(indices)] = largest
+                weakref.finalize(indices, self._index_max.pop, id(indices), None)
         return found
 
     def returned(self, profile: Profile, array: DeviceArray) -> np.ndarray:

@@ -342,6 +342,11 @@ def pippenger(
         return _window_sums(gpu, group, buckets, 1 if table else windows, per_window).get()
 
 
+MAX_TABLE_WINDOWS = 16
+"""The most windows a table may hold (msm/window_table.cuh's MSM_MAX_TABLE_WINDOWS): 16 bits
+and up."""
+
+
 def table_windows(c: int) -> int:
     """Windows a table of c-bit windows holds: enough for signed digits (and so unsigned)."""
     return window_count(c, signed=True)
@@ -353,6 +358,10 @@ def build_window_table(
     """Fill rows w·n + i of ``table`` with 2^(c·w)·(row i) for every window w ≥ 1, its first n
     rows holding the bases (affine Montgomery words), on ``stream``."""
     windows = table_windows(c)
+    if windows > MAX_TABLE_WINDOWS:
+        raise ValueError(
+            f"a window table of {c} bits has {windows} windows, at most {MAX_TABLE_WINDOWS}"
+        )
     kernel = _kernel(gpu, f"msm_window_table_{group.name}")
     gpu.launch(kernel, n, (table, _u32(n), _u32(c), _u32(windows)), block=64, stream=stream)
 
@@ -495,9 +504,8 @@ def msm(
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
         nonlocal total
         piece = scalars[start:stop]
-        total = group.add(
-            total, _msm_pass(gpu, group, bases_chunk, piece, c, signed, split_01, timer)
-        )
+        plain = bases_chunk._replace(table=None)  # c is not the table's width here
+        total = group.add(total, _msm_pass(gpu, group, plain, piece, c, signed, split_01, timer))
 
     for_each_chunk(bases, n, chunk, compute)
     return total

@@ -315,10 +315,11 @@ class GpuPlugin:
         """The rows on the device: from the mirror of a witness this backend returned, else
         from one upload of ``values`` for all the gathers; they stay there for the MSMs."""
         with self._device(ctx, f"gathering the scalars of {label!r}"):
-            need = (len(values) + sum(len(rows) for rows in indices)) * _SCALAR_BYTES
-            self.gpu.ensure_fits(need, f"the gathers of {label!r}")
-            with ctx.timer.span("gather_scalars", n=sum(len(rows) for rows in indices)):
-                source = self.memory.mirrors.find_rows(values, "canonical")
+            gathered = sum(len(rows) for rows in indices)
+            source = self.memory.mirrors.find_rows(values, "canonical")
+            uploaded = len(values) if source is None else 0
+            self.gpu.ensure_fits((uploaded + gathered) * _SCALAR_BYTES, f"the gathers of {label!r}")
+            with ctx.timer.span("gather_scalars", n=gathered):
                 if source is None:
                     words = np.ascontiguousarray(values, dtype=np.uint64)
                     source = self.memory.to_device(ctx.profile, words)

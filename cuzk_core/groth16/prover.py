@@ -209,8 +209,8 @@ def prove(
             if gathers_itself and b_g2_backend is not backend:  # its handles serve it alone
                 b_g2_scalars = host.submit(_query_scalars, b_g2_backend, pk, assignment, "b")
             assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
-            with phase("ntt_h"):
-                h = convention.compute(backend, a, b, c, domain, for_msm=True)
+            with phase("ntt_h"):  # H may stay on the device: held here until msm_h takes it
+                held = {"h": convention.compute(backend, a, b, c, domain, for_msm=True)}
             progress.step("ntt_h")
 
             # B·G2 on a CPU backend runs beside the device's G1 work; its span shows the overlap.
@@ -221,7 +221,7 @@ def prove(
             b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
             results = {}
             for name, scalars, then in (
-                ("h", lambda: h, None),
+                ("h", lambda: held.pop("h"), None),
                 ("l", lambda: witness[num_inputs:], None),
                 ("a", lambda: query_scalars.result()[0], assembly.sum_a),
                 ("b_g1", lambda: query_scalars.result()[1], assembly.sum_b_g1),
