@@ -146,10 +146,22 @@ def _table_msm(
     _, build_ms = EventClock(gp.gpu).time(lambda: msm.build_window_table(gp.gpu, ops, table, n, c))
 
     def chunk(a: int, b: int) -> msm.BaseChunk:
-        return msm.BaseChunk(table[a:b], None, lambda: None, table if (a, b) == (0, n) else None, c)
+        return msm.BaseChunk(table[a:b], None, lambda: None)
 
     def run() -> Any:
-        return msm.msm(gp.gpu, ops, chunk, False, scalars, None, True, False, Timer(0))
+        return msm.msm(
+            gp.gpu,
+            ops,
+            chunk,
+            False,
+            scalars,
+            None,
+            True,
+            False,
+            Timer(0),
+            None,
+            msm.WindowTable(table, c),
+        )
 
     times, total = _time(gp, run, runs)
     return times, total, build_ms, table.nbytes

@@ -397,22 +397,25 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
     """When one pass over the table does not fit, the MSM takes its own window width over the
     table's first rows (the bases): never the table with a width it was not built for."""
     n, seen = 64, []
-    table = np.zeros((msm.table_windows(20) * n, 24), np.uint32)  # stands in for device rows
+    rows = np.zeros((msm.table_windows(20) * n, 24), np.uint32)  # stands in for device rows
 
     def bases(start: int, stop: int) -> msm.BaseChunk:
-        whole = table if (start, stop) == (0, n) else None
-        return msm.BaseChunk(table[start:stop], None, lambda: None, whole, 20)
+        return msm.BaseChunk(rows[start:stop], None, lambda: None)
 
-    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer):
-        seen.append((chunk.table is None, len(chunk.coords), c))
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table=None):
+        seen.append((table is None, len(chunk.coords), c))
         return msm.G1.infinity
 
-    monkeypatch.setattr(msm, "_tabled", lambda *args: None)
+    monkeypatch.setattr(msm, "_table_fits", lambda *args: False)
     monkeypatch.setattr(msm, "_plan_chunk", lambda gpu, group, count, *rest: count)
     monkeypatch.setattr(msm, "_msm_pass", one_pass)
     scalars = np.zeros((n, 8), np.uint32)
-    msm.msm(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0))
+    table = msm.WindowTable(rows, 20)
+    msm.msm(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
     assert seen == [(True, n, 7)]
+    monkeypatch.setattr(msm, "_table_fits", lambda *args: True)
+    msm.msm(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
+    assert seen[1] == (False, n, 20)  # a pass that fits takes the table and its bits
 
 
 def test_window_tables_hold_at_most_the_kernels_windows():

@@ -26,6 +26,7 @@ into the next). Gathered MSM scalars stay on the device as :class:`DeviceScalars
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import weakref
@@ -543,14 +544,14 @@ class Memory:
             cached = resident.get(points)
             if cached is None or cached.table_bits != bits:
                 resident.pop(points, None)  # a table of other bits: its memory goes first
-                self._ensure_fits(points, storage, bits)
-                if bits:
-                    rows = msm.table_windows(bits)
-                    nbytes = points.coords.nbytes * rows
-                    with timer.span("window_table", bits=bits, windows=rows, bytes=nbytes):
-                        cached = self.upload_points(profile, points, True, table_bits=bits)
-                else:
-                    cached = self.upload_points(profile, points, resident=True)
+                nbytes = self._ensure_fits(points, storage, bits)
+                span = (
+                    timer.span("window_table", bits=bits, bytes=nbytes)
+                    if bits
+                    else contextlib.nullcontext()
+                )
+                with span:
+                    cached = self.upload_points(profile, points, True, table_bits=bits)
                 resident[points] = cached
             return cached
         self._ensure_fits(points, storage)
@@ -558,14 +559,15 @@ class Memory:
 
     def _ensure_fits(
         self, points: G1Affines | G2Affines, storage: KeyStorage, table_bits: int = 0
-    ) -> None:
+    ) -> int:
         """Refuse, with the sizes, bases (and their window table) that cannot fit before any of
-        them is copied."""
+        them is copied; else the device bytes they will take."""
         what = f"{len(points)} {group_of(points).upper()} bases (key_storage {storage.value}"
         if table_bits:
             what += f", window tables of {table_bits} bits"
-        rows = msm.table_windows(table_bits) if table_bits else 1
-        self.gpu.ensure_fits(points.coords.nbytes * rows, what + ")")
+        nbytes = points.coords.nbytes * (msm.table_windows(table_bits) if table_bits else 1)
+        self.gpu.ensure_fits(nbytes, what + ")")
+        return nbytes
 
     def release(self, handle: Any) -> None:
         """Free a per-proof upload now (after its copy, if one is still in flight); resident

@@ -440,14 +440,19 @@ def _plan_chunk(
 class BaseChunk(NamedTuple):
     """Bases ``start…stop`` on the device: affine Montgomery words, the infinity mask (or
     None), and ``wait``, which returns once the words are uploaded (their upload may still be
-    in flight when the chunk is handed out). ``table``: the whole window table of ``table_bits``
-    bits of these bases (rows w·n + i: see :func:`build_window_table`), when they have one."""
+    in flight when the chunk is handed out)."""
 
     coords: DeviceArray
     skip: DeviceArray | None
     wait: Callable[[], None]
-    table: DeviceArray | None = None
-    table_bits: int = 0
+
+
+class WindowTable(NamedTuple):
+    """Resident bases' window table: ``rows`` w·n + i hold 2^(c·w)·base i for c = ``bits``
+    (see :func:`build_window_table`); its first n rows are the bases the slicer hands out."""
+
+    rows: DeviceArray
+    bits: int
 
 
 BaseSlicer = Callable[[int, int], BaseChunk]
@@ -482,21 +487,22 @@ def msm(
     split_01: bool,
     timer: Timer,
     key_budget: int | None = None,
+    table: WindowTable | None = None,
 ) -> Any:
     """Σ scalarᵢ·baseᵢ as a Jacobian point; ``scalars`` are (n, 8) uint32 on the device.
 
     ``bases`` gives device chunks of the bases; ``streamed`` says each chunk is an upload, so
     two chunks' memory counts when the passes are sized, and ``key_budget`` (device bytes, or
     None) caps the two. Nothing reads a chunk's bases before its ``wait`` is called. Resident
-    bases with a window table take one pass over it with its window bits (``window_bits`` is
-    then not used), when that pass fits.
+    bases with a window ``table`` take one pass over it with its window bits (``window_bits``
+    is then not used), when that pass fits; else the plain passes over ``bases``.
     """
     n = scalars.shape[0]
     if n == 0:
         return group.infinity
-    tabled = None if streamed else _tabled(gpu, group, bases(0, n), n, signed)
-    if tabled is not None:
-        return _msm_pass(gpu, group, tabled, scalars, tabled.table_bits, signed, split_01, timer)
+    if table is not None and _table_fits(gpu, group, table, n, signed):
+        whole = bases(0, n)
+        return _msm_pass(gpu, group, whole, scalars, table.bits, signed, split_01, timer, table)
     c = window_bits or auto_window_bits(n, signed)
     chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget)
     total = group.infinity
@@ -504,24 +510,22 @@ def msm(
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
         nonlocal total
         piece = scalars[start:stop]
-        plain = bases_chunk._replace(table=None)  # c is not the table's width here
-        total = group.add(total, _msm_pass(gpu, group, plain, piece, c, signed, split_01, timer))
+        total = group.add(
+            total, _msm_pass(gpu, group, bases_chunk, piece, c, signed, split_01, timer)
+        )
 
     for_each_chunk(bases, n, chunk, compute)
     return total
 
 
-def _tabled(gpu: Gpu, group: Group, whole: BaseChunk, n: int, signed: bool) -> BaseChunk | None:
-    """``whole`` when its bases have a window table and one pass over all n fits on the device
-    with it (else the MSM runs on the plain bases, the table's first rows)."""
-    if whole.table is None:
-        return None
-    c = whole.table_bits
-    if n * window_count(c, signed) > MAX_ENTRIES:
-        return None
+def _table_fits(gpu: Gpu, group: Group, table: WindowTable, n: int, signed: bool) -> bool:
+    """Whether one pass over all n scalars with ``table`` fits: its entries in 31 bits, its
+    workspace on the device."""
+    if n * window_count(table.bits, signed) > MAX_ENTRIES:
+        return False
     threads = _range_threads(gpu, group)
-    need = _bucket_workspace(group, n, c, signed, threads, table=True) + 32 * n
-    return whole if need <= gpu.free_bytes() else None
+    need = _bucket_workspace(group, n, table.bits, signed, threads, table=True) + 32 * n
+    return need <= gpu.free_bytes()
 
 
 def _msm_pass(
@@ -533,10 +537,11 @@ def _msm_pass(
     signed: bool,
     split_01: bool,
     timer: Timer,
+    table: WindowTable | None = None,
 ) -> Any:
-    """Σ over one pass (a chunk of the bases, or all of them with their table) as a Jacobian
-    point."""
-    coords, skip, wait, table, _ = bases_chunk
+    """Σ over one pass (a chunk of the bases, or all of them with their window table, whose
+    bits ``c`` then is) as a Jacobian point."""
+    coords, skip, wait = bases_chunk
     n = scalars.shape[0]
     total = group.infinity
     if split_01:
@@ -552,7 +557,7 @@ def _msm_pass(
         sums = pippenger(
             gpu,
             group,
-            coords if table is None else table,
+            coords if table is None else table.rows,
             scalars,
             skip,
             c,

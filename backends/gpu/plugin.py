@@ -283,9 +283,7 @@ class GpuPlugin:
 
             def resident(start: int, stop: int) -> msm.BaseChunk:
                 chunk_skip = None if skip is None else skip[start:stop]
-                whole = bases.table_bits and (start, stop) == (0, bases.count)
-                table = coords if whole else None
-                return msm.BaseChunk(coords[start:stop], chunk_skip, wait, table, bases.table_bits)
+                return msm.BaseChunk(coords[start:stop], chunk_skip, wait)
 
             return resident, False
         points = bases.points if isinstance(bases, HostBases) else bases
@@ -356,6 +354,9 @@ class GpuPlugin:
         settings = ctx.profile.msm
         with self._device(ctx, f"MSM {label!r} in {group.upper()} ({count} points)"):
             slicer, streamed = self._slicer(ctx, bases, group)
+            table = None
+            if isinstance(bases, DeviceBases) and bases.table_bits:
+                table = msm.WindowTable(bases.coords, bases.table_bits)
             on_device = self._scalars_on_device(ctx, scalars, label)
             return msm.msm(
                 self.gpu,
@@ -368,6 +369,7 @@ class GpuPlugin:
                 settings.split_01,
                 ctx.timer,
                 key_budget(ctx.profile),
+                table,
             )
 
     @hookimpl
