@@ -4,6 +4,7 @@ clearly, map CUDA failures to one-line errors; and the shared driver's device ar
 from __future__ import annotations
 
 import ctypes
+import threading
 import weakref
 from pathlib import Path
 
@@ -19,7 +20,10 @@ from cuzk_core.curve.g1 import G1_GENERATOR
 from cuzk_core.curve.g2 import G2_GENERATOR
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError
+from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.hookspecs import BackendContext
+from cuzk_core.host_work import HostWork
+from cuzk_core.layout import ints_to_limbs
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.timing import Timer
@@ -442,3 +446,27 @@ def test_cached_gather_indices_are_checked_on_every_use():
         store.index_array(profile, indices, 9)
     with pytest.raises(ValueError, match=r"\[0, 4\)"):
         store.index_array(profile, np.array([-1, 2]), 4)
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
+    """The proof's queued Python (the blinding terms) runs inside a GPU MSM, while its bucket
+    sums compute, in the calling thread; the MSM's sum is unchanged."""
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    ctx = BackendContext(name, load_profile("h200", {"backend": name}))
+    rng = np.random.default_rng(5)
+    n = 1 << 16
+    logs = [int(v) for v in rng.integers(1, 1 << 62, n)]
+    ks = [int(v) for v in rng.integers(0, 1 << 62, n)]
+    bases = plugin.cuzk_fixed_base_g1(ctx, G1_GENERATOR, ints_to_limbs(logs, 4))
+    work, ran = HostWork(), []
+    piece = work.submit(lambda: ran.append(threading.get_ident()) or 42)
+    with work.beside_device():
+        total = plugin.cuzk_msm_g1(ctx, bases, ints_to_limbs(ks, 4), None, "t")
+    assert ran == [threading.get_ident()] and work.queued == 0 and piece.result() == 42
+    expected = sum(k * g for k, g in zip(ks, logs, strict=True)) % FR_MODULUS
+    want = plugin.cuzk_fixed_base_g1(ctx, G1_GENERATOR, ints_to_limbs([expected], 4))
+    assert np.array_equal(total.coords, want.coords) and not total.infinity.any()

@@ -188,6 +188,10 @@ class CupyAdapter:
         """``cupy.cuda.get_elapsed_time``."""
         return float(_cupy().cuda.get_elapsed_time(start, stop))
 
+    def passed(self, event: Event) -> bool:
+        """``Event.done`` (cudaEventQuery)."""
+        return bool(event.done)
+
     def alloc_pinned(self, nbytes: int) -> np.ndarray:
         """``cudaHostAlloc`` of exactly ``nbytes`` as a uint8 array (which keeps it alive, and
         frees it when dropped). Not CuPy's pinned pool: it rounds every block up to a power of

@@ -115,6 +115,9 @@ class Adapter(Protocol):
     def elapsed_ms(self, start: Event, stop: Event) -> float:
         """Milliseconds between two recorded, completed timing events."""
 
+    def passed(self, event: Event) -> bool:
+        """Whether the device has passed recorded ``event`` (without waiting for it)."""
+
     def alloc_pinned(self, nbytes: int) -> np.ndarray:
         """A page-locked host buffer of ``nbytes`` uint8 (freed when the array is)."""
 

@@ -210,6 +210,7 @@ def _bucket_sums(
     partials = gpu.empty((int(slots[-1].get()), group.xyzz_words), np.uint32)
     args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len), partials)
     gpu.launch(kernel, -(-total // range_len), args, block=128)
+    gpu.overlap_host_work()  # the MSM's longest kernel: the proof's Python runs meanwhile
     # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges.
     return _segmented_sum(gpu, group, partials, None, slots, groups, -(-max_count // range_len) + 1)
 

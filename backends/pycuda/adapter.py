@@ -267,6 +267,10 @@ class PycudaAdapter:
         """``stop.time_since(start)``."""
         return float(stop.time_since(start))
 
+    def passed(self, event: Event) -> bool:
+        """``Event.query`` (cuEventQuery)."""
+        return bool(event.query())
+
     def alloc_pinned(self, nbytes: int) -> np.ndarray:
         """``pagelocked_empty`` as a uint8 array (which keeps it alive)."""
         return _driver().pagelocked_empty(nbytes, np.uint8)

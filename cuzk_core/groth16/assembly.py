@@ -1,12 +1,12 @@
-"""Groth16's blinding arithmetic, done on a host thread while the backend computes the MSMs.
+"""Groth16's blinding arithmetic, done as host work while the backend computes the MSMs.
 
 A = α + Σa + r·δ, B = β + Σb + s·δ (in G2, and B₁ in G1), C = Σh + Σl + s·A + r·B₁ − rs·δ.
 These are six scalar multiplications in pure-Python curve arithmetic, about 20 ms a proof on
 the H200's host: done after the last MSM they were a tenth of a 2^20 proof's backend time.
-On an accelerated backend each term starts on a host thread as soon as its inputs exist (the
-r, s terms at once, s·A once Σa is back, r·B₁ once Σb is), so it runs beside the device's next
-MSM; only the final sums remain. A CPU backend's MSMs use the host itself (its cores, or the
-GIL), so there the terms are :class:`Deferred` to ``assemble``, where they always ran.
+Each term is submitted to a :class:`~cuzk_core.host_work.Runner` as soon as its inputs exist
+(the r, s terms at once, s·A once Σa is back, r·B₁ once Σb is); the prover's
+:class:`~cuzk_core.host_work.HostWork` runs them while an accelerated backend's device computes
+the next MSM, and on a CPU backend when ``assemble`` asks for them. Only the final sums remain.
 For a key kept resident (the daemon's), :func:`keep_delta_tables` precomputes fixed-base tables
 of δ₁ and δ₂ once, and the four δ terms then cost about a quarter of their plain time.
 """
@@ -14,8 +14,7 @@ of δ₁ and δ₂ once, and the four δ terms then cost about a quarter of thei
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any
 
 import attrs
 
@@ -41,48 +40,7 @@ from cuzk_core.curve.g2 import (
 )
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, VerifyingKey
-
-T = TypeVar("T")
-T_co = TypeVar("T_co", covariant=True)
-
-
-class Pending(Protocol[T_co]):
-    """Work submitted to a :class:`Runner`: its result, waited for or computed on demand."""
-
-    def result(self) -> T_co:
-        """The work's result (its exception, if it raised)."""
-        ...
-
-
-class Runner(Protocol):
-    """Where host work runs: a one-worker ``ThreadPoolExecutor``, or :class:`Deferred`."""
-
-    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
-        """Start (or note) ``fn(*args)``."""
-        ...
-
-
-class _Later(Generic[T]):
-    def __init__(self, fn: Callable[..., T], args: tuple) -> None:
-        self._work: tuple[Callable[..., T], tuple] | None = (fn, args)
-        self._value: T
-
-    def result(self) -> T:
-        if self._work is not None:
-            fn, args = self._work
-            self._value = fn(*args)
-            self._work = None
-        return self._value
-
-
-class Deferred:
-    """A :class:`Runner` that computes each piece of work when its result is first asked for,
-    in the asking thread."""
-
-    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
-        """Note ``fn(*args)`` for later."""
-        return _Later(fn, args)
-
+from cuzk_core.host_work import Pending, Runner
 
 DELTA_WINDOW_BITS = 6
 """Windows of the δ tables: 0.24 s to build here; r·δ₁, s·δ₁, rs·δ₁ and s·δ₂ then take
@@ -115,36 +73,35 @@ class ProofAssembly:
     def __init__(self, vk: VerifyingKey, r: int, s: int, runner: Runner) -> None:
         self._vk, self._r, self._s = vk, r, s
         self._runner = runner
-        self._blinding = runner.submit(self._blinding_terms)
+        rs = r * s % FR_MODULUS
+        # Four pieces, not one: host work between device waits runs a piece at a time.
+        self._r_delta = runner.submit(self._delta_g1, r)
+        self._s_delta = runner.submit(self._delta_g1, s)
+        self._minus_rs_delta = runner.submit(lambda: g1_neg(self._delta_g1(rs)))
+        self._s_delta2 = runner.submit(self._delta_g2, s)
         self._a: Pending[tuple[Any, Any]] | None = None
         self._b1: Pending[Any] | None = None
 
-    def _blinding_terms(self) -> tuple[Any, Any, Any, Any]:
-        """r·δ₁, s·δ₁, −rs·δ₁ and s·δ₂: they need no MSM sum."""
-        r, s, rs = self._r, self._s, self._r * self._s % FR_MODULUS
+    def _delta_g1(self, k: int) -> Any:
+        """k·δ₁: it needs no MSM sum."""
         tables = _DELTA_TABLES.get(self._vk)
         if tables is not None:
-            g1 = tables.g1
-            return (
-                g1_fixed_base_mul(g1, r),
-                g1_fixed_base_mul(g1, s),
-                g1_neg(g1_fixed_base_mul(g1, rs)),
-                g2_fixed_base_mul(tables.g2, s),
-            )
-        delta1 = g1_from_affine(self._vk.delta_g1)
-        return (
-            g1_mul(delta1, r),
-            g1_mul(delta1, s),
-            g1_neg(g1_mul(delta1, rs)),
-            g2_mul(g2_from_affine(self._vk.delta_g2), s),
-        )
+            return g1_fixed_base_mul(tables.g1, k)
+        return g1_mul(g1_from_affine(self._vk.delta_g1), k)
+
+    def _delta_g2(self, k: int) -> Any:
+        """k·δ₂."""
+        tables = _DELTA_TABLES.get(self._vk)
+        if tables is not None:
+            return g2_fixed_base_mul(tables.g2, k)
+        return g2_mul(g2_from_affine(self._vk.delta_g2), k)
 
     def sum_a(self, point: Any) -> None:
         """Σa is back: A and s·A follow."""
         self._a = self._runner.submit(self._a_terms, point)
 
     def _a_terms(self, point: Any) -> tuple[Any, Any]:
-        r_delta = self._blinding.result()[0]
+        r_delta = self._r_delta.result()
         a = g1_add_affine(g1_add_affine(r_delta, self._vk.alpha_g1), point)
         return a, g1_mul(a, self._s)
 
@@ -153,7 +110,7 @@ class ProofAssembly:
         self._b1 = self._runner.submit(self._b1_term, point)
 
     def _b1_term(self, point: Any) -> Any:
-        s_delta = self._blinding.result()[1]
+        s_delta = self._s_delta.result()
         b_g1 = g1_add_affine(g1_add_affine(s_delta, self._vk.beta_g1), point)
         return g1_mul(b_g1, self._r)
 
@@ -163,7 +120,7 @@ class ProofAssembly:
             raise RuntimeError("the proof needs Σa and Σb in G1 before the last sums")
         a, s_a = self._a.result()
         r_b1 = self._b1.result()
-        minus_rs_delta, s_delta2 = self._blinding.result()[2:]
+        minus_rs_delta, s_delta2 = self._minus_rs_delta.result(), self._s_delta2.result()
         b_g2 = g2_add_affine(g2_add_affine(s_delta2, self._vk.beta_g2), sum_b_g2)
         c = g1_add_affine(g1_from_affine(sum_h), sum_l)
         c = g1_add(g1_add(g1_add(c, s_a), r_b1), minus_rs_delta)

@@ -20,10 +20,11 @@ from cuzk_core.backend import Backend
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.groth16.assembly import Deferred, ProofAssembly, Runner
+from cuzk_core.groth16.assembly import ProofAssembly
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
 from cuzk_core.groth16.sources import Assignment, KeySource, WitnessSource
+from cuzk_core.host_work import Deferred, HostWork, Runner
 from cuzk_core.layout import limbs_to_ints
 from cuzk_core.progress import NullProgress, Progress
 from cuzk_core.r1cs import R1CSMatrices
@@ -191,23 +192,24 @@ def prove(
     progress.step("pin")
 
     try:
-        # The blinding terms on a host thread beside an accelerator's phases; a CPU backend's
-        # phases use the host, so there they wait until asked for (in assemble). The A and B
-        # query scalars likewise, unless the backend gathers them itself: then the first MSM
-        # that takes them asks for them on this thread, where the backend's device work runs.
+        # The blinding terms are host work on this thread (cuzk_core.host_work): an accelerated
+        # backend runs them while its device computes, a CPU backend's phases use the host, so
+        # there they wait until asked for (in assemble). The A and B query scalars go to a host
+        # thread beside an accelerator (numpy, mostly without the GIL), unless the backend
+        # gathers them itself: then the first MSM that takes them asks for them on this thread.
         with contextlib.ExitStack() as threads:
             pool = threads.enter_context(ThreadPoolExecutor(max_workers=1))
-            host: Runner = (
+            gathers_itself = backend.implements("cuzk_gather_scalars")
+            gatherer: Runner = (
                 threads.enter_context(ThreadPoolExecutor(max_workers=1))
-                if backend.accelerated
+                if backend.accelerated and not gathers_itself
                 else Deferred()
             )
-            gathers_itself = backend.implements("cuzk_gather_scalars")
-            gatherer = Deferred() if gathers_itself else host
             query_scalars = gatherer.submit(_query_scalars, backend, pk, assignment)
             b_g2_scalars = query_scalars
             if gathers_itself and b_g2_backend is not backend:  # its handles serve it alone
-                b_g2_scalars = host.submit(_query_scalars, b_g2_backend, pk, assignment, "b")
+                b_g2_scalars = pool.submit(_query_scalars, b_g2_backend, pk, assignment, "b")
+            host = threads.enter_context(HostWork().beside_device())
             assembly = ProofAssembly(pk.vk, *proof_randomness(seed), host)
             with phase("ntt_h"):  # H may stay on the device: held here until msm_h takes it
                 held = {"h": convention.compute(backend, a, b, c, domain, for_msm=True)}

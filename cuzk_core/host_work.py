@@ -1,0 +1,121 @@
+"""Host work a proof does beside its backend's device work, in the prover's own thread.
+
+A proof's blinding arithmetic is pure Python (scalar multiplications with ints). On a host
+thread beside an accelerated backend it shares the GIL with that backend's launches: each time
+the prover's thread comes back from a device wait it can sit out a whole switch interval (5 ms)
+while the host thread computes, and at 2^20 that made ``ntt_h`` 3× its kernels. So the work is
+queued here instead (:class:`HostWork`), and a backend that is about to wait for a long kernel
+calls :func:`while_device_busy`: the queue runs, in order, in the prover's thread while the
+device computes, with nobody else wanting the GIL. What has not run when its result is asked
+for runs then (a CPU backend never waits for a device, so there all of it runs on demand).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, Protocol, TypeVar
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Pending(Protocol[T_co]):
+    """Work submitted to a :class:`Runner`: its result, waited for or computed on demand."""
+
+    def result(self) -> T_co:
+        """The work's result (its exception, if it raised)."""
+        ...
+
+
+class Runner(Protocol):
+    """Where host work runs: a one-worker ``ThreadPoolExecutor``, :class:`Deferred` or
+    :class:`HostWork`."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
+        """Start (or note) ``fn(*args)``."""
+        ...
+
+
+class _Later(Generic[T]):
+    """``fn(*args)``, computed once: by :meth:`run` or by the first :meth:`result`."""
+
+    def __init__(self, fn: Callable[..., T], args: tuple) -> None:
+        self._work: tuple[Callable[..., T], tuple] | None = (fn, args)
+        self._value: T
+        self._error: BaseException | None = None
+
+    def run(self) -> None:
+        """Compute the work unless done; an exception is kept for :meth:`result`."""
+        if self._work is None:
+            return
+        fn, args = self._work
+        self._work = None
+        try:
+            self._value = fn(*args)
+        except Exception as exc:  # raised where the result is asked for, not in a backend
+            self._error = exc
+
+    def result(self) -> T:
+        self.run()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class Deferred:
+    """A :class:`Runner` that computes each piece of work when its result is first asked for,
+    in the asking thread."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
+        """Note ``fn(*args)`` for later."""
+        return _Later(fn, args)
+
+
+class HostWork(Deferred):
+    """A :class:`Runner` whose work also runs, in submission order, whenever a backend in this
+    thread waits for its device (see :func:`while_device_busy`), once it is made current with
+    :meth:`beside_device`."""
+
+    def __init__(self) -> None:
+        self._queue: collections.deque[_Later[Any]] = collections.deque()
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
+        """Queue ``fn(*args)``."""
+        later: _Later[T] = _Later(fn, args)
+        self._queue.append(later)
+        return later
+
+    @property
+    def queued(self) -> int:
+        """Pieces not yet started by :meth:`run_while` (some may have run on demand)."""
+        return len(self._queue)
+
+    def run_while(self, busy: Callable[[], bool]) -> None:
+        """Run queued work, one piece at a time, while ``busy()`` says the device computes."""
+        while self._queue and busy():
+            self._queue.popleft().run()
+
+    @contextlib.contextmanager
+    def beside_device(self) -> Iterator[HostWork]:
+        """Make this the calling thread's host work for the body."""
+        before = getattr(_current, "work", None)
+        _current.work = self
+        try:
+            yield self
+        finally:
+            _current.work = before
+
+
+_current = threading.local()
+
+
+def while_device_busy(busy: Callable[[], bool]) -> None:
+    """For backends, after queueing a long kernel (an MSM's bucket sums): run the calling
+    thread's :class:`HostWork` while ``busy()`` is true. A piece of work once started runs to
+    its end, so a backend calls this only where the device has milliseconds of work left."""
+    work: HostWork | None = getattr(_current, "work", None)
+    if work is not None:
+        work.run_while(busy)

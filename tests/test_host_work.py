@@ -1,0 +1,78 @@
+"""Host work beside a device: queued in order, run while a backend says its device is busy,
+and on demand for whatever is left."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from cuzk_core.host_work import Deferred, HostWork, while_device_busy
+
+
+def _recorder():
+    ran: list[str] = []
+
+    def piece(name: str) -> str:
+        ran.append(name)
+        return name.upper()
+
+    return ran, piece
+
+
+def test_queued_work_runs_in_order_while_busy_then_on_demand():
+    ran, piece = _recorder()
+    work = HostWork()
+    first, second, third = (work.submit(piece, name) for name in ("a", "b", "c"))
+    answers = iter([True, False])
+    work.run_while(lambda: next(answers))  # busy for one piece only
+    assert ran == ["a"] and work.queued == 2
+    assert third.result() == "C" and ran == ["a", "c"]  # asked for: runs now, out of turn
+    work.run_while(lambda: True)
+    assert ran == ["a", "c", "b"] and work.queued == 0  # c is not run twice
+    assert (first.result(), second.result()) == ("A", "B")
+
+
+def test_a_piece_asking_for_an_earlier_one_runs_it_first():
+    ran, piece = _recorder()
+    work = HostWork()
+    late = work.submit(piece, "late")
+    work.submit(lambda: late.result() + "!")
+    work.run_while(lambda: True)
+    assert ran == ["late"]
+
+
+def test_an_error_in_a_piece_reaches_whoever_asks_for_its_result():
+    work = HostWork()
+    failing = work.submit(lambda: 1 // 0)
+    after = work.submit(lambda: 7)
+    work.run_while(lambda: True)  # a backend's wait never sees the error
+    assert after.result() == 7
+    with pytest.raises(ZeroDivisionError):
+        failing.result()
+
+
+def test_a_backend_runs_only_its_own_threads_current_work():
+    ran, piece = _recorder()
+    work, other = HostWork(), HostWork()
+    work.submit(piece, "mine")
+    other.submit(piece, "other")
+    while_device_busy(lambda: True)  # no current work in this thread: nothing runs
+    assert ran == []
+    with work.beside_device():
+        with other.beside_device():
+            thread = threading.Thread(target=while_device_busy, args=(lambda: True,))
+            thread.start()
+            thread.join()
+            assert ran == []  # another thread has no current work
+            while_device_busy(lambda: True)
+            assert ran == ["other"]
+        while_device_busy(lambda: True)  # the outer work is current again
+        assert ran == ["other", "mine"]
+
+
+def test_deferred_work_runs_only_when_asked_for():
+    ran, piece = _recorder()
+    later = Deferred().submit(piece, "x")
+    assert ran == []
+    assert later.result() == "X" and later.result() == "X" and ran == ["x"]
