@@ -6,7 +6,8 @@
 
 #include "../common.cuh"
 
-// The formulas' products and squares go through F::point_mul (see mont_t::mul_call).
+// The formulas' products and squares go through F::point_mul and F::point_sqr (see
+// mont_t::mul_call).
 template <class F>
 CUZK_HD F pmul(const F& a, const F& b) {
     return F::point_mul(a, b);
@@ -14,7 +15,7 @@ CUZK_HD F pmul(const F& a, const F& b) {
 
 template <class F>
 CUZK_HD F psqr(const F& a) {
-    return F::point_mul(a, a);
+    return F::point_sqr(a);
 }
 
 // An affine point; (0, 0), which lies on neither curve, marks infinity.

@@ -9,6 +9,11 @@
 
 #include "../common.cuh"
 
+#ifndef CUZK_POINT_SQR_CALL
+// A/B (bench/NOTES.md, round 11): curve formulas' squares by sqr_call (1) or by mul_call (0).
+#define CUZK_POINT_SQR_CALL 1
+#endif
+
 // Params supplies: N; m0 = -p^-1 mod 2^32; p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs; and
 // reduction_p(i), reduction_m0(): the same p and m0 as the product's reduction reads them.
 template <class Params>
@@ -81,6 +86,15 @@ struct mont_t {
         return r;
     }
 
+    // a + b without the reduction: below 2p, which fits (p < 2^(32N−1)); for unreduced products.
+    CUZK_HD static mont_t add_unreduced(const mont_t& a, const mont_t& b) {
+        mont_t r;
+        r.v[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
+        return r;
+    }
+
     CUZK_HD friend mont_t operator-(const mont_t& a, const mont_t& b) {
         mont_t r;
         r.v[0] = sub_cc(a.v[0], b.v[0]);
@@ -111,6 +125,37 @@ struct mont_t {
                             : madc_hi_cc(x[N - 2 + parity], y, acc[N - 1]);
     }
 
+    // acc[0..2k) += Σ_{t<k} x[first + 2t]·y·2^(64t) for first + 2(k − 1) ≤ last: products of
+    // every other limb, so one carry chain of mad.lo/madc.hi pairs; carry out in the flag.
+    CUZK_HD static void mul_add_run(uint32_t* acc, const uint32_t* x, int first, int last,
+                                    uint32_t y) {
+        acc[0] = mad_lo_cc(x[first], y, acc[0]);
+        acc[1] = madc_hi_cc(x[first], y, acc[1]);
+#pragma unroll
+        for (int j = first + 2; j <= last; j += 2) {
+            acc[j - first] = madc_lo_cc(x[j], y, acc[j - first]);
+            acc[j - first + 1] = madc_hi_cc(x[j], y, acc[j - first + 1]);
+        }
+    }
+
+    // One Montgomery step: (even + odd·2^32 + m·p) / 2^32 back into even[0..N), m chosen so
+    // the low word vanishes. even is N + 1 words, odd N (the row's odd products, or zeros).
+    CUZK_HD static void reduce_row(uint32_t* even, uint32_t* odd) {
+        const uint32_t m = even[0] * Params::reduction_m0();
+        uint32_t p[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) p[j] = Params::reduction_p(j);
+        mul_add_pairs(even, p, 0, m);
+        even[N] = addc(even[N], 0);
+        mul_add_pairs(odd, p, 1, m);
+        // The row's sum over 2^32 (even[0] is now 0): even[1..N] + odd, back into even.
+        even[0] = add_cc(even[1], odd[0]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++) even[j] = addc_cc(even[j + 1], odd[j]);
+        even[N - 1] = addc(even[N], odd[N - 1]);
+        even[N] = 0;
+    }
+
     // Montgomery product a·b·R^-1 mod p: CIOS (interleaved multiply and reduce, a row per limb
     // of b) with each row's products split by the parity of the limb of a (or p). Even limbs'
     // 64-bit products land on word pairs (0,1), (2,3), … of one accumulator, odd limbs' on
@@ -134,19 +179,7 @@ struct mont_t {
                 odd[j] = (uint32_t)prod;
                 odd[j + 1] = (uint32_t)(prod >> 32);
             }
-            const uint32_t m = even[0] * Params::reduction_m0();
-            uint32_t p[N];
-#pragma unroll
-            for (int j = 0; j < N; j++) p[j] = Params::reduction_p(j);
-            mul_add_pairs(even, p, 0, m);
-            even[N] = addc(even[N], 0);
-            mul_add_pairs(odd, p, 1, m);
-            // The row's sum over 2^32 (even[0] is now 0): even[1..N] + odd, back into even.
-            even[0] = add_cc(even[1], odd[0]);
-#pragma unroll
-            for (int j = 1; j < N - 1; j++) even[j] = addc_cc(even[j + 1], odd[j]);
-            even[N - 1] = addc(even[N], odd[N - 1]);
-            even[N] = 0;
+            reduce_row(even, odd);
         }
         final_sub(even);
         mont_t r;
@@ -155,7 +188,110 @@ struct mont_t {
         return r;
     }
 
-    CUZK_HD mont_t sqr() const { return *this * *this; }
+    // The unreduced product a·b (below p² for reduced a, b) as 2N words t. Rows as in the
+    // Montgomery product, into two 2N-word accumulators summed once at the end; each row's
+    // carry goes to the word just past its chain, which no earlier row has reached.
+    CUZK_HD static void mul_wide(const mont_t& a, const mont_t& b, uint32_t* t) {
+        uint32_t even[2 * N], odd[2 * N];
+#pragma unroll
+        for (int j = 0; j < 2 * N; j++) even[j] = odd[j] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            mul_add_run(even + i, a.v, 0, N - 2, b.v[i]);
+            even[i + N] = addc(even[i + N], 0);
+            mul_add_run(odd + i + 1, a.v, 1, N - 1, b.v[i]);
+            if (i + N + 1 < 2 * N) odd[i + N + 1] = addc(odd[i + N + 1], 0);
+        }
+        t[0] = even[0];
+        t[1] = add_cc(even[1], odd[1]);
+#pragma unroll
+        for (int j = 2; j < 2 * N - 1; j++) t[j] = addc_cc(even[j], odd[j]);
+        t[2 * N - 1] = addc(even[2 * N - 1], odd[2 * N - 1]);
+    }
+
+    // a² unreduced as 2N words t: the products a_i·a_j (i < j) once, doubled, plus the
+    // squares a_i², N(N + 1)/2 products where a·a takes N².
+    CUZK_HD static void sqr_wide(const mont_t& a, uint32_t* t) {
+        uint32_t even[2 * N], odd[2 * N];
+#pragma unroll
+        for (int j = 0; j < 2 * N; j++) even[j] = odd[j] = 0;
+#pragma unroll
+        for (int i = 0; i < N - 1; i++) {
+            const int je = (i + 2) & ~1, jo = (i + 1) | 1;  // the first even and odd j above i
+            if (je <= N - 2) {
+                mul_add_run(even + i + je, a.v, je, N - 2, a.v[i]);
+                even[i + N] = addc(even[i + N], 0);
+            }
+            mul_add_run(odd + i + jo, a.v, jo, N - 1, a.v[i]);
+            if (i + N + 1 < 2 * N) odd[i + N + 1] = addc(odd[i + N + 1], 0);
+        }
+        t[0] = add_cc(even[0], odd[0]);
+#pragma unroll
+        for (int j = 1; j < 2 * N; j++) t[j] = addc_cc(even[j], odd[j]);
+        t[0] = add_cc(t[0], t[0]);
+#pragma unroll
+        for (int j = 1; j < 2 * N; j++) t[j] = addc_cc(t[j], t[j]);
+        t[0] = mad_lo_cc(a.v[0], a.v[0], t[0]);
+        t[1] = madc_hi_cc(a.v[0], a.v[0], t[1]);
+#pragma unroll
+        for (int i = 1; i < N - 1; i++) {
+            t[2 * i] = madc_lo_cc(a.v[i], a.v[i], t[2 * i]);
+            t[2 * i + 1] = madc_hi_cc(a.v[i], a.v[i], t[2 * i + 1]);
+        }
+        t[2 * N - 2] = madc_lo_cc(a.v[N - 1], a.v[N - 1], t[2 * N - 2]);
+        t[2 * N - 1] = madc_hi(a.v[N - 1], a.v[N - 1], t[2 * N - 1]);
+    }
+
+    // Montgomery reduction t·R^-1 mod p of 2N words t < p·R: the low half reduced a word at a
+    // time (acc = (t_lo + M·p)/R ≤ p), then the high half (< p) added; one final subtraction.
+    CUZK_HD static mont_t redc_wide(const uint32_t* t) {
+        uint32_t even[N + 1], odd[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) even[j] = t[j];
+        even[N] = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+#pragma unroll
+            for (int j = 0; j < N; j++) odd[j] = 0;
+            reduce_row(even, odd);
+        }
+        even[0] = add_cc(even[0], t[N]);
+#pragma unroll
+        for (int j = 1; j < N; j++) even[j] = addc_cc(even[j], t[N + j]);
+        final_sub(even);
+        mont_t r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = even[i];
+        return r;
+    }
+
+    // t = u + w over 2N words (no carry out: both are products below 2p²).
+    CUZK_HD static void add_wide(uint32_t* t, const uint32_t* u, const uint32_t* w) {
+        t[0] = add_cc(u[0], w[0]);
+#pragma unroll
+        for (int j = 1; j < 2 * N; j++) t[j] = addc_cc(u[j], w[j]);
+    }
+
+    // t −= u over 2N words; all ones when it borrowed (t < u), else zero.
+    CUZK_HD static uint32_t sub_wide(uint32_t* t, const uint32_t* u) {
+        t[0] = sub_cc(t[0], u[0]);
+#pragma unroll
+        for (int j = 1; j < 2 * N; j++) t[j] = subc_cc(t[j], u[j]);
+        return subc(0, 0);
+    }
+
+    // t += p·R where mask is all ones: a wide difference that borrowed, made positive again.
+    CUZK_HD static void add_p_high(uint32_t* t, uint32_t mask) {
+        t[N] = add_cc(t[N], Params::p(0) & mask);
+#pragma unroll
+        for (int j = 1; j < N; j++) t[N + j] = addc_cc(t[N + j], Params::p(j) & mask);
+    }
+
+    CUZK_HD mont_t sqr() const {
+        uint32_t t[2 * N];
+        sqr_wide(*this, t);
+        return redc_wide(t);
+    }
 
     // The same product as a called (not inlined) function. Curve formulas use it (point_mul):
     // with every product inlined, a mixed addition is thousands of instructions and the MSM loop
@@ -163,7 +299,18 @@ struct mont_t {
     // product inlined the bucket sums are still 5–10% slower than with calls (bench/NOTES.md).
     CUZK_HD_NOINLINE static mont_t mul_call(mont_t a, mont_t b) { return a * b; }
 
+    // The square as a call, for the same reason.
+    CUZK_HD_NOINLINE static mont_t sqr_call(mont_t a) { return a.sqr(); }
+
     CUZK_HD static mont_t point_mul(const mont_t& a, const mont_t& b) { return mul_call(a, b); }
+
+    CUZK_HD static mont_t point_sqr(const mont_t& a) {
+#if CUZK_POINT_SQR_CALL
+        return sqr_call(a);
+#else
+        return mul_call(a, a);
+#endif
+    }
 
     CUZK_HD mont_t to_mont() const { return *this * r2(); }
 
