@@ -9,11 +9,6 @@
 
 #include "../common.cuh"
 
-#ifndef CUZK_POINT_SQR_CALL
-// A/B (bench/NOTES.md, round 11): curve formulas' squares by sqr_call (1) or by mul_call (0).
-#define CUZK_POINT_SQR_CALL 1
-#endif
-
 // Params supplies: N; m0 = -p^-1 mod 2^32; p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs; and
 // reduction_p(i), reduction_m0(): the same p and m0 as the product's reduction reads them.
 template <class Params>
@@ -83,15 +78,6 @@ struct mont_t {
 #pragma unroll
         for (int i = 1; i < N; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
         final_sub(r.v);
-        return r;
-    }
-
-    // a + b without the reduction: below 2p, which fits (p < 2^(32N−1)); for unreduced products.
-    CUZK_HD static mont_t add_unreduced(const mont_t& a, const mont_t& b) {
-        mont_t r;
-        r.v[0] = add_cc(a.v[0], b.v[0]);
-#pragma unroll
-        for (int i = 1; i < N; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
         return r;
     }
 
@@ -188,27 +174,6 @@ struct mont_t {
         return r;
     }
 
-    // The unreduced product a·b (below p² for reduced a, b) as 2N words t. Rows as in the
-    // Montgomery product, into two 2N-word accumulators summed once at the end; each row's
-    // carry goes to the word just past its chain, which no earlier row has reached.
-    CUZK_HD static void mul_wide(const mont_t& a, const mont_t& b, uint32_t* t) {
-        uint32_t even[2 * N], odd[2 * N];
-#pragma unroll
-        for (int j = 0; j < 2 * N; j++) even[j] = odd[j] = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            mul_add_run(even + i, a.v, 0, N - 2, b.v[i]);
-            even[i + N] = addc(even[i + N], 0);
-            mul_add_run(odd + i + 1, a.v, 1, N - 1, b.v[i]);
-            if (i + N + 1 < 2 * N) odd[i + N + 1] = addc(odd[i + N + 1], 0);
-        }
-        t[0] = even[0];
-        t[1] = add_cc(even[1], odd[1]);
-#pragma unroll
-        for (int j = 2; j < 2 * N - 1; j++) t[j] = addc_cc(even[j], odd[j]);
-        t[2 * N - 1] = addc(even[2 * N - 1], odd[2 * N - 1]);
-    }
-
     // a² unreduced as 2N words t: the products a_i·a_j (i < j) once, doubled, plus the
     // squares a_i², N(N + 1)/2 products where a·a takes N².
     CUZK_HD static void sqr_wide(const mont_t& a, uint32_t* t) {
@@ -265,28 +230,6 @@ struct mont_t {
         return r;
     }
 
-    // t = u + w over 2N words (no carry out: both are products below 2p²).
-    CUZK_HD static void add_wide(uint32_t* t, const uint32_t* u, const uint32_t* w) {
-        t[0] = add_cc(u[0], w[0]);
-#pragma unroll
-        for (int j = 1; j < 2 * N; j++) t[j] = addc_cc(u[j], w[j]);
-    }
-
-    // t −= u over 2N words; all ones when it borrowed (t < u), else zero.
-    CUZK_HD static uint32_t sub_wide(uint32_t* t, const uint32_t* u) {
-        t[0] = sub_cc(t[0], u[0]);
-#pragma unroll
-        for (int j = 1; j < 2 * N; j++) t[j] = subc_cc(t[j], u[j]);
-        return subc(0, 0);
-    }
-
-    // t += p·R where mask is all ones: a wide difference that borrowed, made positive again.
-    CUZK_HD static void add_p_high(uint32_t* t, uint32_t mask) {
-        t[N] = add_cc(t[N], Params::p(0) & mask);
-#pragma unroll
-        for (int j = 1; j < N; j++) t[N + j] = addc_cc(t[N + j], Params::p(j) & mask);
-    }
-
     CUZK_HD mont_t sqr() const {
         uint32_t t[2 * N];
         sqr_wide(*this, t);
@@ -299,18 +242,13 @@ struct mont_t {
     // product inlined the bucket sums are still 5–10% slower than with calls (bench/NOTES.md).
     CUZK_HD_NOINLINE static mont_t mul_call(mont_t a, mont_t b) { return a * b; }
 
-    // The square as a call, for the same reason.
+    // The square as a call, for the same reason: 222 products for Fq where a·a takes 288, and
+    // the G1 MSMs 2–3% faster on the H200 (bench/NOTES.md, round 11).
     CUZK_HD_NOINLINE static mont_t sqr_call(mont_t a) { return a.sqr(); }
 
     CUZK_HD static mont_t point_mul(const mont_t& a, const mont_t& b) { return mul_call(a, b); }
 
-    CUZK_HD static mont_t point_sqr(const mont_t& a) {
-#if CUZK_POINT_SQR_CALL
-        return sqr_call(a);
-#else
-        return mul_call(a, a);
-#endif
-    }
+    CUZK_HD static mont_t point_sqr(const mont_t& a) { return sqr_call(a); }
 
     CUZK_HD mont_t to_mont() const { return *this * r2(); }
 

@@ -89,14 +89,8 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
     skip_out[i] = (one || skipped) ? 1 : 0;
 }
 
-#ifndef MSM_G1_AFFINE_BLOCKS
-// Blocks of 128 an SM must hold of msm_sum_affine_g1 (__launch_bounds__): 3 caps it at 168
-// registers, so 12 warps an SM, where its squares' wide accumulators would take 182 (8 warps).
-#define MSM_G1_AFFINE_BLOCKS 3
-#endif
-
-#define CUZK_MSM_KERNELS(G, F, MIN_BLOCKS)                                                      \
-    extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) msm_sum_affine_##G(           \
+#define CUZK_MSM_KERNELS(G, F)                                                                  \
+    extern "C" __global__ void msm_sum_affine_##G(                                              \
         const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, xyzz_t<F>* out) {     \
         sum_affine_ranges<F>(bases, entries, group_offsets, seg_offsets, groups, range_len, out); \
@@ -125,5 +119,5 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
         window_table<F>(table, n, c, windows);                                                  \
     }
 
-CUZK_MSM_KERNELS(g1, fq_t, MSM_G1_AFFINE_BLOCKS)
-CUZK_MSM_KERNELS(g2, fq2_t, 1)
+CUZK_MSM_KERNELS(g1, fq_t)
+CUZK_MSM_KERNELS(g2, fq2_t)
