@@ -129,7 +129,7 @@ def _table_bits(msm: str) -> Any:
 @attrs.frozen
 class TableBits:
     """Window tables per MSM for a resident key; ``None`` (left out): no table. With c bits the
-    batch keeps 2^(c·w)·P for all ⌈256/c⌉ windows w (that many times its device memory), and
+    batch keeps 2^(c·w)·P for all :meth:`windows` w (that many times its device memory), and
     its MSMs use c-bit windows."""
 
     a: int | None = _table_bits("A")
@@ -145,6 +145,12 @@ class TableBits:
     def any(self) -> bool:
         """Whether any MSM has a table."""
         return any(self.for_msm(name) is not None for name in MSM_NAMES)
+
+    @staticmethod
+    def windows(bits: int) -> int:
+        """Windows (so multiples of each base, the base included) a table of ``bits`` holds:
+        ⌈256/bits⌉, enough for signed digits of a 255-bit scalar."""
+        return -(-256 // bits)
 
 
 @attrs.frozen

@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 
 from cuzk_core.bench.trace import overlaps, read_trace
@@ -31,7 +32,7 @@ from cuzk_core.engine import (
     check_key,
 )
 from cuzk_core.engine.handoff import Handoff
-from cuzk_core.engine.keys import load_key
+from cuzk_core.engine.keys import load_key, window_table_bytes
 from cuzk_core.engine.residency import KeyResidency
 from cuzk_core.engine.scheduler import QueuedJob, Scheduler
 from cuzk_core.engine.store import JobStore
@@ -39,7 +40,7 @@ from cuzk_core.errors import BackendUnavailable, CuzkError, FormatError
 from cuzk_core.groth16.keys import Proof
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.plugins import load_plugins
-from cuzk_core.profile import load_profile
+from cuzk_core.profile import TableBits, load_profile
 from cuzk_core.timing import Timer
 
 FASTCPU = "fastcpu"
@@ -229,6 +230,23 @@ def test_residency_evicts_least_recently_used_but_never_a_key_in_use(keys):
     assert residency.preload("d1")[0] is True
     assert loads == ["d1", "d2", "d1"]
     residency.close()
+
+
+def test_a_resident_keys_window_tables_count_against_the_budget(keys):
+    """A key whose profile asks for window tables holds 13x its 20-bit batches on the device:
+    window_table_bytes says how much more, and a hot key's bytes include it."""
+    spec = check_key("d1", KeyKind.PARAMS, keys["d1"])
+    plain = load_key(spec, load_plugins().backend(load_profile("cpu"), Timer(level=0)))
+    pk = plain.pk
+    tables = {"memory.key_storage": "device", "msm.table_bits.a": 20, "msm.table_bits.h": 16}
+    profile = load_profile("cpu", tables)
+    assert TableBits.windows(20) == 13 and TableBits.windows(16) == 16
+    expected = 12 * pk.a.coords.nbytes + 15 * pk.h.coords.nbytes
+    assert window_table_bytes(pk, profile) == expected > 0
+    assert window_table_bytes(pk, load_profile("cpu", {"memory.key_storage": "device"})) == 0
+    assert plain.table_bytes == 0  # a CPU backend builds no tables
+    counted = attrs.evolve(plain, table_bytes=expected)
+    assert counted.nbytes == plain.nbytes + expected
 
 
 def test_residency_refuses_a_key_larger_than_the_budget(keys):

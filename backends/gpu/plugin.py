@@ -266,6 +266,7 @@ class GpuPlugin:
             out = field.quotient(self.gpu, *evaluations, scale)
             if coefficients:
                 out = ntt.inverse(self.gpu, out, log_n, omega, shift)
+            self.gpu.overlap_host_work()  # seven transforms queued: the proof's Python meanwhile
             return DeviceScalars(out) if for_msm else self.memory.returned(ctx.profile, out)
 
     # ------------------------------------------------------------ MSM

@@ -22,6 +22,7 @@ from cuzk_core.groth16.key_sources import ParamsFile, ZkeyFile, in_cache_dir
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
 from cuzk_core.groth16.qap import QuotientConvention
 from cuzk_core.interop.zkey import Zkey
+from cuzk_core.profile import MSM_NAMES, KeyStorage, Profile, TableBits
 from cuzk_core.r1cs import R1CSMatrices
 
 
@@ -70,12 +71,28 @@ class ResidentKey:
     convention: QuotientConvention
     matrices: R1CSMatrices | None = None
     """ZKEY: the A and B rows with input rows, stored in the key itself."""
+    table_bytes: int = 0
+    """Device bytes of the window tables its proofs build (see :func:`window_table_bytes`)."""
 
     @property
     def nbytes(self) -> int:
-        """Bytes its point arrays hold."""
+        """Bytes its point arrays hold, and its window tables on the device."""
         batches = (self.pk.h, self.pk.l, self.pk.a, self.pk.b_g1, self.pk.b_g2)
-        return sum(b.coords.nbytes + b.infinity.nbytes for b in batches)
+        return sum(b.coords.nbytes + b.infinity.nbytes for b in batches) + self.table_bytes
+
+
+def window_table_bytes(pk: ProvingKey, profile: Profile) -> int:
+    """Device bytes a resident key's window tables (``msm.table_bits``) hold beyond its bases:
+    a batch with c-bit tables keeps TableBits.windows(c) multiples of each base, the base one
+    of them. With 20 bits that is 12 more copies of the batch, so a key counts 13x."""
+    if profile.memory.key_storage is not KeyStorage.DEVICE:
+        return 0
+    total = 0
+    for name in MSM_NAMES:
+        bits = profile.msm.table_bits.for_msm(name)
+        if bits is not None:
+            total += (TableBits.windows(bits) - 1) * getattr(pk, name).coords.nbytes
+    return total
 
 
 def check_key(key_id: str, kind: KeyKind, path: Path) -> KeySpec:
@@ -108,6 +125,8 @@ def load_key(spec: KeySpec, backend: Backend) -> ResidentKey:
         pk = source.load(backend)
         key = ResidentKey(spec, pk, pk.vk, source.convention, matrices=zkey.matrices())
     keep_delta_tables(key.pk.vk)  # resident: its proofs' blinding terms from tables
+    if backend.accelerated:  # a CPU backend builds no window tables
+        key.table_bytes = window_table_bytes(key.pk, backend.ctx.profile)
     return key
 
 
