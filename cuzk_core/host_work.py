@@ -15,7 +15,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, Generic, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -39,27 +39,49 @@ class Runner(Protocol):
         ...
 
 
-class _Later(Generic[T]):
-    """``fn(*args)``, computed once: by :meth:`run` or by the first :meth:`result`."""
+Steps = Generator[None, None, T]
+"""Work done a step at a time: it yields between steps and returns its result."""
 
-    def __init__(self, fn: Callable[..., T], args: tuple) -> None:
-        self._work: tuple[Callable[..., T], tuple] | None = (fn, args)
+
+class _Later(Generic[T]):
+    """``fn(*args)``, computed once, by :meth:`step` or by the first :meth:`result`; a
+    :data:`Steps` generator function one step per :meth:`step`."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple, stepwise: bool) -> None:
+        self._work: tuple[Callable[..., Any], tuple] | None = (fn, args)
+        self._stepwise = stepwise
+        self._steps: Steps[T] | None = None
+        self._done = False
         self._value: T
         self._error: BaseException | None = None
 
-    def run(self) -> None:
-        """Compute the work unless done; an exception is kept for :meth:`result`."""
-        if self._work is None:
-            return
-        fn, args = self._work
-        self._work = None
+    def step(self) -> bool:
+        """Do the next step (all the work, unless stepwise); whether the work is done. An
+        exception is kept for :meth:`result`."""
+        if self._done:
+            return True
         try:
-            self._value = fn(*args)
+            if self._work is not None:
+                fn, args = self._work
+                self._work = None
+                if not self._stepwise:
+                    self._value = fn(*args)
+                    self._done = True
+                    return True
+                self._steps = fn(*args)
+            assert self._steps is not None
+            next(self._steps)
+            return False
+        except StopIteration as end:
+            self._value = end.value
         except Exception as exc:  # raised where the result is asked for, not in a backend
             self._error = exc
+        self._done = True
+        return True
 
     def result(self) -> T:
-        self.run()
+        while not self.step():
+            pass
         if self._error is not None:
             raise self._error
         return self._value
@@ -71,32 +93,38 @@ class Deferred:
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
         """Note ``fn(*args)`` for later."""
-        return _Later(fn, args)
+        return self._note(_Later(fn, args, stepwise=False))
+
+    def submit_steps(self, fn: Callable[..., Steps[T]], /, *args: Any) -> Pending[T]:
+        """Note ``fn(*args)``, a :data:`Steps` generator, for later."""
+        return self._note(_Later(fn, args, stepwise=True))
+
+    def _note(self, later: _Later[T]) -> _Later[T]:
+        return later
 
 
 class HostWork(Deferred):
-    """A :class:`Runner` whose work also runs, in submission order, whenever a backend in this
-    thread waits for its device (see :func:`while_device_busy`), once it is made current with
-    :meth:`beside_device`."""
+    """A :class:`Runner` whose work also runs, in submission order and a step at a time,
+    whenever a backend in this thread waits for its device (see :func:`while_device_busy`),
+    once it is made current with :meth:`beside_device`."""
 
     def __init__(self) -> None:
         self._queue: collections.deque[_Later[Any]] = collections.deque()
 
-    def submit(self, fn: Callable[..., T], /, *args: Any) -> Pending[T]:
-        """Queue ``fn(*args)``."""
-        later: _Later[T] = _Later(fn, args)
+    def _note(self, later: _Later[T]) -> _Later[T]:
         self._queue.append(later)
         return later
 
     @property
     def queued(self) -> int:
-        """Pieces not yet started by :meth:`run_while` (some may have run on demand)."""
+        """Pieces not yet finished by :meth:`run_while` (some may have run on demand)."""
         return len(self._queue)
 
     def run_while(self, busy: Callable[[], bool]) -> None:
-        """Run queued work, one piece at a time, while ``busy()`` says the device computes."""
+        """Run queued work, one step at a time, while ``busy()`` says the device computes."""
         while self._queue and busy():
-            self._queue.popleft().run()
+            if self._queue[0].step():
+                self._queue.popleft()
 
     @contextlib.contextmanager
     def beside_device(self) -> Iterator[HostWork]:
@@ -113,9 +141,10 @@ _current = threading.local()
 
 
 def while_device_busy(busy: Callable[[], bool]) -> None:
-    """For backends, after queueing a long kernel (an MSM's bucket sums): run the calling
-    thread's :class:`HostWork` while ``busy()`` is true. A piece of work once started runs to
-    its end, so a backend calls this only where the device has milliseconds of work left."""
+    """For backends, after queueing a long kernel (an MSM's bucket sums, a quotient's
+    transforms): run the calling thread's :class:`HostWork` while ``busy()`` is true. A step
+    once started runs to its end (the proof's are ~0.3 ms), so a backend calls this only where
+    the device has milliseconds of work left."""
     work: HostWork | None = getattr(_current, "work", None)
     if work is not None:
         work.run_while(busy)

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import threading
 
+import py_ecc_oracle
 import pytest
 
+from cuzk_core.curve.g1 import G1_GENERATOR, G1_OPS, g1_from_affine, g1_to_affine
+from cuzk_core.field.constants import FR_MODULUS as R
 from cuzk_core.host_work import Deferred, HostWork, while_device_busy
 
 
@@ -76,3 +79,33 @@ def test_deferred_work_runs_only_when_asked_for():
     later = Deferred().submit(piece, "x")
     assert ran == []
     assert later.result() == "X" and later.result() == "X" and ran == ["x"]
+
+
+def test_stepwise_work_runs_a_step_per_busy_check_and_returns_its_value():
+    ran: list[int] = []
+
+    def counting(n: int):
+        for i in range(n):
+            ran.append(i)
+            yield
+        return n * 10
+
+    work = HostWork()
+    piece = work.submit_steps(counting, 3)
+    after = work.submit(lambda: "next")
+    answers = iter([True, True, False])
+    work.run_while(lambda: next(answers))
+    assert ran == [0, 1] and work.queued == 2  # two steps, then the device was done
+    assert piece.result() == 30 and ran == [0, 1, 2]  # the rest on demand
+    work.run_while(lambda: True)
+    assert work.queued == 0 and after.result() == "next"
+
+
+def test_a_scalar_multiplication_in_steps_agrees_with_py_ecc():
+    point = g1_from_affine(G1_GENERATOR)
+    for k in (0, 1, 2, 3, R - 1, R + 5, (1 << 255) - 19):
+        work = HostWork()
+        piece = work.submit_steps(G1_OPS.mul_steps, point, k)
+        work.run_while(lambda: True)
+        expected = py_ecc_oracle.multiply(py_ecc_oracle.to_py_g1(G1_GENERATOR), k)
+        assert g1_to_affine(piece.result()) == py_ecc_oracle.from_py_g1(expected), k

@@ -7,7 +7,7 @@ Points follow the g1/g2 conventions: Jacobian (X, Y, Z) with infinity where Z is
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -43,6 +43,11 @@ def wnaf_digits(k: int, width: int) -> list[int]:
     return digits
 
 
+MUL_STEP_DIGITS = 26
+"""Digits (doublings) per piece of :meth:`CurveOps.mul_steps`: a tenth of a 255-bit scalar,
+~0.3 ms in G1 in pure Python."""
+
+
 def wnaf_window(bits: int) -> int:
     """Pick a wNAF window for a scalar of `bits` bits (table cost against additions saved)."""
     if bits < 24:
@@ -71,6 +76,16 @@ class CurveOps(Generic[J, A]):
 
     def mul(self, p: J, k: int) -> J:
         """Return k·p for any integer k (not reduced mod r, so valid outside the subgroup)."""
+        steps = self.mul_steps(p, k)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+
+    def mul_steps(self, p: J, k: int) -> Generator[None, None, J]:
+        """:meth:`mul` a piece at a time: it yields every MUL_STEP_DIGITS digits and returns
+        k·p, so host work beside a device can stop between pieces."""
         n = abs(k)
         width = wnaf_window(n.bit_length())
         add_affine, double = self.add_affine, self.double
@@ -83,12 +98,15 @@ class CurveOps(Generic[J, A]):
         if k < 0:
             pos, neg = neg, pos
         acc = self.infinity
-        for d in reversed(wnaf_digits(n, width)):
-            acc = double(acc)
-            if d > 0:
-                acc = add_affine(acc, pos[d >> 1])
-            elif d < 0:
-                acc = add_affine(acc, neg[-d >> 1])
+        digits = wnaf_digits(n, width)
+        for top in range(len(digits), 0, -MUL_STEP_DIGITS):
+            yield
+            for d in reversed(digits[max(0, top - MUL_STEP_DIGITS) : top]):
+                acc = double(acc)
+                if d > 0:
+                    acc = add_affine(acc, pos[d >> 1])
+                elif d < 0:
+                    acc = add_affine(acc, neg[-d >> 1])
         return acc
 
     def fixed_base_table(self, base_affine: A, window_bits: int) -> FixedBaseTable:

@@ -3,7 +3,7 @@
 A = α + Σa + r·δ, B = β + Σb + s·δ (in G2, and B₁ in G1), C = Σh + Σl + s·A + r·B₁ − rs·δ.
 These are six scalar multiplications in pure-Python curve arithmetic, about 20 ms a proof on
 the H200's host: done after the last MSM they were a tenth of a 2^20 proof's backend time.
-Each term is submitted to a :class:`~cuzk_core.host_work.Runner` as soon as its inputs exist
+Each term is submitted, to be done a step at a time, as soon as its inputs exist
 (the r, s terms at once, s·A once Σa is back, r·B₁ once Σb is); the prover's
 :class:`~cuzk_core.host_work.HostWork` runs them while an accelerated backend's device computes
 the next MSM, and on a CPU backend when ``assemble`` asks for them. Only the final sums remain.
@@ -19,28 +19,28 @@ from typing import Any
 import attrs
 
 from cuzk_core.curve.g1 import (
+    G1_OPS,
     G1FixedBaseTable,
     g1_add,
     g1_add_affine,
     g1_fixed_base_mul,
     g1_fixed_base_table,
     g1_from_affine,
-    g1_mul,
     g1_neg,
     g1_to_affine,
 )
 from cuzk_core.curve.g2 import (
+    G2_OPS,
     G2FixedBaseTable,
     g2_add_affine,
     g2_fixed_base_mul,
     g2_fixed_base_table,
     g2_from_affine,
-    g2_mul,
     g2_to_affine,
 )
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, VerifyingKey
-from cuzk_core.host_work import Pending, Runner
+from cuzk_core.host_work import Deferred, Pending, Steps
 
 DELTA_WINDOW_BITS = 6
 """Windows of the δ tables: 0.24 s to build here; r·δ₁, s·δ₁, rs·δ₁ and s·δ₂ then take
@@ -68,51 +68,56 @@ def keep_delta_tables(vk: VerifyingKey) -> None:
 
 class ProofAssembly:
     """The proof's A, B and C from its MSM sums and blinding scalars r, s, computed by
-    ``runner`` (in submission order: each step sees the ones before it) as the sums arrive."""
+    ``runner`` (HostWork in the prover; each piece asks for the ones it needs) as the sums
+    arrive."""
 
-    def __init__(self, vk: VerifyingKey, r: int, s: int, runner: Runner) -> None:
+    def __init__(self, vk: VerifyingKey, r: int, s: int, runner: Deferred) -> None:
         self._vk, self._r, self._s = vk, r, s
         self._runner = runner
         rs = r * s % FR_MODULUS
-        # Four pieces, not one: host work between device waits runs a piece at a time.
-        self._r_delta = runner.submit(self._delta_g1, r)
-        self._s_delta = runner.submit(self._delta_g1, s)
-        self._minus_rs_delta = runner.submit(lambda: g1_neg(self._delta_g1(rs)))
-        self._s_delta2 = runner.submit(self._delta_g2, s)
+        # Pieces, each a step at a time: host work between device waits stops between steps.
+        self._r_delta = runner.submit_steps(self._delta_g1, r)
+        self._s_delta = runner.submit_steps(self._delta_g1, s)
+        self._minus_rs_delta = runner.submit_steps(self._minus_delta_g1, rs)
+        self._s_delta2 = runner.submit_steps(self._delta_g2, s)
         self._a: Pending[tuple[Any, Any]] | None = None
         self._b1: Pending[Any] | None = None
 
-    def _delta_g1(self, k: int) -> Any:
+    def _delta_g1(self, k: int) -> Steps[Any]:
         """k·δ₁: it needs no MSM sum."""
         tables = _DELTA_TABLES.get(self._vk)
         if tables is not None:
             return g1_fixed_base_mul(tables.g1, k)
-        return g1_mul(g1_from_affine(self._vk.delta_g1), k)
+        return (yield from G1_OPS.mul_steps(g1_from_affine(self._vk.delta_g1), k))
 
-    def _delta_g2(self, k: int) -> Any:
+    def _minus_delta_g1(self, k: int) -> Steps[Any]:
+        """−k·δ₁."""
+        return g1_neg((yield from self._delta_g1(k)))
+
+    def _delta_g2(self, k: int) -> Steps[Any]:
         """k·δ₂."""
         tables = _DELTA_TABLES.get(self._vk)
         if tables is not None:
             return g2_fixed_base_mul(tables.g2, k)
-        return g2_mul(g2_from_affine(self._vk.delta_g2), k)
+        return (yield from G2_OPS.mul_steps(g2_from_affine(self._vk.delta_g2), k))
 
     def sum_a(self, point: Any) -> None:
         """Σa is back: A and s·A follow."""
-        self._a = self._runner.submit(self._a_terms, point)
+        self._a = self._runner.submit_steps(self._a_terms, point)
 
-    def _a_terms(self, point: Any) -> tuple[Any, Any]:
+    def _a_terms(self, point: Any) -> Steps[tuple[Any, Any]]:
         r_delta = self._r_delta.result()
         a = g1_add_affine(g1_add_affine(r_delta, self._vk.alpha_g1), point)
-        return a, g1_mul(a, self._s)
+        return a, (yield from G1_OPS.mul_steps(a, self._s))
 
     def sum_b_g1(self, point: Any) -> None:
         """Σb in G1 is back: r·B₁ follows."""
-        self._b1 = self._runner.submit(self._b1_term, point)
+        self._b1 = self._runner.submit_steps(self._b1_term, point)
 
-    def _b1_term(self, point: Any) -> Any:
+    def _b1_term(self, point: Any) -> Steps[Any]:
         s_delta = self._s_delta.result()
         b_g1 = g1_add_affine(g1_add_affine(s_delta, self._vk.beta_g1), point)
-        return g1_mul(b_g1, self._r)
+        return (yield from G1_OPS.mul_steps(b_g1, self._r))
 
     def proof(self, sum_h: Any, sum_l: Any, sum_b_g2: Any) -> Proof:
         """The proof, once every sum has been given."""
