@@ -191,12 +191,15 @@ def _bucket_sums(
     groups: int,
     total: int,
     max_count: int,
+    overlap_host_work: bool = False,
 ) -> DeviceArray:
     """Σ per group of the affine ``bases`` that ``entries`` (index | sign bit) pick, groups as
     CSR ``offsets`` over ``total`` entries; one XYZZ point per group (infinity when empty).
 
     The first pass gives each of one wave of resident threads an equal run of entries
     (msm_sum_affine_*); the partials it leaves per group are then summed by _segmented_sum.
+    With ``overlap_host_work`` (an MSM's buckets, not a small batch) the calling thread's
+    queued host work runs while that pass computes.
     """
     if total == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
@@ -210,7 +213,8 @@ def _bucket_sums(
     partials = gpu.empty((int(slots[-1].get()), group.xyzz_words), np.uint32)
     args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len), partials)
     gpu.launch(kernel, -(-total // range_len), args, block=128)
-    gpu.overlap_host_work()  # the MSM's longest kernel: the proof's Python runs meanwhile
+    if overlap_host_work:  # the MSM's longest kernel: the proof's Python runs meanwhile
+        gpu.overlap_host_work()
     # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges.
     return _segmented_sum(gpu, group, partials, None, slots, groups, -(-max_count // range_len) + 1)
 
@@ -337,7 +341,7 @@ def pippenger(
         del cursor, counts
     wait()
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
-        buckets = _bucket_sums(gpu, group, bases, entries, offsets, groups, total, max_count)
+        buckets = _bucket_sums(gpu, group, bases, entries, offsets, groups, total, max_count, True)
         del entries, offsets
     with gpu.step(timer, "msm_reduce"):
         return _window_sums(gpu, group, buckets, 1 if table else windows, per_window).get()
