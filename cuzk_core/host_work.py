@@ -5,9 +5,10 @@ thread beside an accelerated backend it shares the GIL with that backend's launc
 the prover's thread comes back from a device wait it can sit out a whole switch interval (5 ms)
 while the host thread computes, and at 2^20 that made ``ntt_h`` 3× its kernels. So the work is
 queued here instead (:class:`HostWork`), and a backend that is about to wait for a long kernel
-calls :func:`while_device_busy`: the queue runs, in order, in the prover's thread while the
-device computes, with nobody else wanting the GIL. What has not run when its result is asked
-for runs then (a CPU backend never waits for a device, so there all of it runs on demand).
+calls :func:`while_device_busy`: the queue runs, in order and a step at a time, in the
+prover's thread while the device computes, instead of contending with that thread for the
+GIL. What has not run when its result is asked for runs then (a CPU backend never waits for a
+device, so there all of it runs on demand).
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ class _Later(Generic[T]):
             self._value = end.value
         except Exception as exc:  # raised where the result is asked for, not in a backend
             self._error = exc
+        except BaseException as exc:  # an interrupt: the work is broken, and says so later too
+            self._error, self._done = exc, True
+            raise
         self._done = True
         return True
 
@@ -140,11 +144,17 @@ class HostWork(Deferred):
 _current = threading.local()
 
 
+def queued_here() -> bool:
+    """Whether the calling thread has a current :class:`HostWork` with work queued."""
+    work: HostWork | None = getattr(_current, "work", None)
+    return work is not None and work.queued > 0
+
+
 def while_device_busy(busy: Callable[[], bool]) -> None:
     """For backends, after queueing a long kernel (an MSM's bucket sums, a quotient's
     transforms): run the calling thread's :class:`HostWork` while ``busy()`` is true. A step
-    once started runs to its end (the proof's are ~0.3 ms), so a backend calls this only where
-    the device has milliseconds of work left."""
+    once started runs to its end (the proof's take 0.3–0.7 ms), so a backend calls this only
+    where the device has a millisecond of work left or more."""
     work: HostWork | None = getattr(_current, "work", None)
     if work is not None:
         work.run_while(busy)

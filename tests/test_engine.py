@@ -9,7 +9,6 @@ import threading
 import time
 from pathlib import Path
 
-import attrs
 import pytest
 
 from cuzk_core.bench.trace import overlaps, read_trace
@@ -234,19 +233,29 @@ def test_residency_evicts_least_recently_used_but_never_a_key_in_use(keys):
 
 def test_a_resident_keys_window_tables_count_against_the_budget(keys):
     """A key whose profile asks for window tables holds 13x its 20-bit batches on the device:
-    window_table_bytes says how much more, and a hot key's bytes include it."""
+    window_table_bytes says how much more, an accelerated backend's hot key counts it, and a key
+    that only fits the budget without its tables is refused once loaded."""
     spec = check_key("d1", KeyKind.PARAMS, keys["d1"])
-    plain = load_key(spec, load_plugins().backend(load_profile("cpu"), Timer(level=0)))
-    pk = plain.pk
     tables = {"memory.key_storage": "device", "msm.table_bits.a": 20, "msm.table_bits.h": 16}
-    profile = load_profile("cpu", tables)
+    plain = load_key(spec, load_plugins().backend(load_profile("cpu", tables), Timer(level=0)))
+    pk = plain.pk
     assert TableBits.windows(20) == 13 and TableBits.windows(16) == 16
     expected = 12 * pk.a.coords.nbytes + 15 * pk.h.coords.nbytes
+    profile = load_profile("cpu", tables)
     assert window_table_bytes(pk, profile) == expected > 0
+    assert window_table_bytes(pk, profile, ["h"]) == 15 * pk.h.coords.nbytes
     assert window_table_bytes(pk, load_profile("cpu", {"memory.key_storage": "device"})) == 0
     assert plain.table_bytes == 0  # a CPU backend builds no tables
-    counted = attrs.evolve(plain, table_bytes=expected)
-    assert counted.nbytes == plain.nbytes + expected
+    accelerated = load_plugins().backend(profile, Timer(level=0))
+    accelerated.accelerated = True  # as a GPU backend: its hot keys count their tables
+    counted = load_key(spec, accelerated)
+    assert counted.table_bytes == expected and counted.nbytes == plain.nbytes + expected
+    budget = plain.nbytes + expected // 2  # room for the key, not for its tables
+    residency = KeyResidency({"d1": spec}, budget, lambda s: load_key(s, accelerated))
+    with pytest.raises(KeyTooLarge, match=r"key 'd1' holds .* MiB once loaded; the budget is"):
+        residency.preload("d1")
+    assert {s.key_id: s.tier for s in residency.status()}["d1"] is Tier.WARM
+    assert residency.hot_bytes() == 0
 
 
 def test_residency_refuses_a_key_larger_than_the_budget(keys):

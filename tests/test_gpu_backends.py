@@ -25,7 +25,7 @@ from cuzk_core.hookspecs import BackendContext
 from cuzk_core.host_work import HostWork
 from cuzk_core.layout import ints_to_limbs
 from cuzk_core.plugins import load_plugins
-from cuzk_core.profile import load_profile
+from cuzk_core.profile import TableBits, load_profile
 from cuzk_core.timing import Timer
 
 PLUGINS = {"cupy": cupy_plugin, "pycuda": pycuda_plugin}
@@ -470,3 +470,15 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
     expected = sum(k * g for k, g in zip(ks, logs, strict=True)) % FR_MODULUS
     want = plugin.cuzk_fixed_base_g1(ctx, G1_GENERATOR, ints_to_limbs([expected], 4))
     assert np.array_equal(total.coords, want.coords) and not total.infinity.any()
+    small = work.submit(lambda: 1)  # an MSM of a few µs of device work runs none of it
+    few = bases.coords[:256], bases.infinity[:256]
+    with work.beside_device():
+        plugin.cuzk_msm_g1(ctx, type(bases)(*few), ints_to_limbs(ks[:256], 4), None, "t")
+    assert work.queued == 1 and small.result() == 1
+
+
+def test_window_tables_hold_the_windows_the_core_counts():
+    """The daemon's residency counts a table's windows as the core's TableBits.windows says;
+    the kernels build msm.table_windows of them."""
+    for bits in range(16, 25):
+        assert TableBits.windows(bits) == msm.table_windows(bits)

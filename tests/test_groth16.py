@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import attrs
@@ -28,6 +29,7 @@ from cuzk_core.groth16.qap import SNARKJS
 from cuzk_core.groth16.setup import _Scaler, generate_parameters
 from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
+from cuzk_core.host_work import while_device_busy
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
@@ -210,16 +212,42 @@ def test_proof_bytes_are_192_and_round_trip(cpu, cube_key):
     assert np.frombuffer(data[:1], np.uint8)[0] & 0x80  # compressed flag set
 
 
-def test_host_work_on_a_thread_beside_an_accelerator_gives_the_same_proof(cube_key):
-    """An accelerated backend's gathers and blinding terms run on a host thread, a CPU one's
-    when asked for: the same proof bytes either way."""
-    proofs = []
-    for accelerated in (False, True):
+@pytest.mark.parametrize("delta_tables", [False, True])
+def test_host_work_in_the_backends_waits_gives_the_same_proof(cube_key, delta_tables):
+    """The blinding terms run where an accelerated backend waits for its device (its MSMs call
+    while_device_busy), in whatever steps its device allows, or on demand in assemble: the
+    same proof bytes every way, with and without a resident key's δ tables."""
+    pk = attrs.evolve(cube_key, vk=attrs.evolve(cube_key.vk))  # its own vk: tables go with it
+    if delta_tables:
+        keep_delta_tables(pk.vk)
+    patterns = {"never": [False], "always": [True], "one step": [True, False], "alternate": None}
+    proofs, steps = {}, {}
+    for name, answers in patterns.items():
         backend = load_plugins().backend(load_profile("cpu"), Timer(level=0))
-        backend.accelerated = accelerated
-        result = prove(backend, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=4)
-        proofs.append(result.proof.to_bytes())
-    assert proofs[0] == proofs[1]
+        backend.accelerated = True
+        count = itertools.count()
+        ran = steps[name] = []
+
+        def busy(answers=answers, count=count, ran=ran) -> bool:
+            i = next(count)
+            answer = answers[min(i, len(answers) - 1)] if answers else i % 2 == 0
+            ran.append(answer)
+            return answer
+
+        def waiting(msm, busy=busy):
+            def msm_with_a_wait(*args):
+                while_device_busy(busy)
+                return msm(*args)
+
+            return msm_with_a_wait
+
+        backend.msm_g1 = waiting(backend.msm_g1)
+        backend.msm_g2 = waiting(backend.msm_g2)
+        result = prove(backend, NativeCircuit(CubeCircuit(3)), LoadedKey(pk), seed=4)
+        proofs[name] = result.proof.to_bytes()
+    assert len(set(proofs.values())) == 1
+    assert True in steps["always"] and True in steps["alternate"]  # steps ran in the waits
+    assert not any(steps["never"])
 
 
 def test_delta_tables_of_a_resident_key_give_the_same_proof(cpu, cube_key):

@@ -36,23 +36,45 @@ def test_queued_work_runs_in_order_while_busy_then_on_demand():
     assert (first.result(), second.result()) == ("A", "B")
 
 
-def test_a_piece_asking_for_an_earlier_one_runs_it_first():
+def test_a_piece_asked_for_runs_the_unrun_pieces_it_needs_once():
     ran, piece = _recorder()
     work = HostWork()
-    late = work.submit(piece, "late")
-    work.submit(lambda: late.result() + "!")
+    first = work.submit(piece, "first")
+    second = work.submit(lambda: first.result() + "!")
+    assert second.result() == "FIRST!" and ran == ["first"]  # on demand, before any wait
     work.run_while(lambda: True)
-    assert ran == ["late"]
+    assert ran == ["first"] and work.queued == 0  # neither runs again
 
 
 def test_an_error_in_a_piece_reaches_whoever_asks_for_its_result():
     work = HostWork()
     failing = work.submit(lambda: 1 // 0)
+
+    def fails_later():
+        yield
+        raise KeyError("step two")
+
+    failing_later = work.submit_steps(fails_later)
     after = work.submit(lambda: 7)
-    work.run_while(lambda: True)  # a backend's wait never sees the error
+    work.run_while(lambda: True)  # a backend's wait never sees the errors
     assert after.result() == 7
     with pytest.raises(ZeroDivisionError):
         failing.result()
+    with pytest.raises(KeyError, match="step two"):
+        failing_later.result()
+
+
+def test_an_interrupted_piece_says_so_again_when_asked_for():
+    def interrupted():
+        yield
+        raise KeyboardInterrupt
+
+    work = HostWork()
+    piece = work.submit_steps(interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        work.run_while(lambda: True)  # an interrupt is not held back
+    with pytest.raises(KeyboardInterrupt):
+        piece.result()
 
 
 def test_a_backend_runs_only_its_own_threads_current_work():
@@ -104,8 +126,9 @@ def test_stepwise_work_runs_a_step_per_busy_check_and_returns_its_value():
 def test_a_scalar_multiplication_in_steps_agrees_with_py_ecc():
     point = g1_from_affine(G1_GENERATOR)
     for k in (0, 1, 2, 3, R - 1, R + 5, (1 << 255) - 19):
-        work = HostWork()
+        work, busy_checks = HostWork(), []
         piece = work.submit_steps(G1_OPS.mul_steps, point, k)
-        work.run_while(lambda: True)
+        work.run_while(lambda checks=busy_checks: checks.append(1) or True)
+        assert len(busy_checks) > (1 if k.bit_length() > G1_OPS.step_ops else 0)
         expected = py_ecc_oracle.multiply(py_ecc_oracle.to_py_g1(G1_GENERATOR), k)
         assert g1_to_affine(piece.result()) == py_ecc_oracle.from_py_g1(expected), k

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from cuzk_core.errors import CuzkError
-from cuzk_core.host_work import while_device_busy
+from cuzk_core.host_work import queued_here, while_device_busy
 
 from .adapter import Adapter
 from .kernels import KernelCache
@@ -240,6 +240,8 @@ class Gpu:
     def overlap_host_work(self) -> None:
         """Run the calling thread's queued host work (:mod:`cuzk_core.host_work`) while the
         device is still busy with the work queued so far: called after a long launch."""
+        if not queued_here():
+            return
         mark = self.adapter.event(timing=False)
         mark.record(self.adapter.stream())
         while_device_busy(lambda: not self.adapter.passed(mark))

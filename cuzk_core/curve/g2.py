@@ -239,7 +239,9 @@ def g2_in_subgroup(a: G2Affine) -> bool:
 
 
 # The G2 group operations, and the scalar multiplications of cuzk_core.curve.ops over them.
-G2_OPS = CurveOps(G2_INFINITY, g2_add, g2_add_affine, g2_double, _neg_affine, g2_batch_to_affine)
+G2_OPS = CurveOps(
+    G2_INFINITY, g2_add, g2_add_affine, g2_double, _neg_affine, g2_batch_to_affine, step_ops=9
+)
 g2_mul = G2_OPS.mul
 g2_fixed_base_table = G2_OPS.fixed_base_table
 g2_fixed_base_mul = G2_OPS.fixed_base_mul

@@ -8,6 +8,7 @@ their configured id only; the engine never opens a key path a client sends.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -81,14 +82,14 @@ class ResidentKey:
         return sum(b.coords.nbytes + b.infinity.nbytes for b in batches) + self.table_bytes
 
 
-def window_table_bytes(pk: ProvingKey, profile: Profile) -> int:
-    """Device bytes a resident key's window tables (``msm.table_bits``) hold beyond its bases:
-    a batch with c-bit tables keeps TableBits.windows(c) multiples of each base, the base one
-    of them. With 20 bits that is 12 more copies of the batch, so a key counts 13x."""
+def window_table_bytes(pk: ProvingKey, profile: Profile, msms: Iterable[str] = MSM_NAMES) -> int:
+    """Device bytes a resident key's window tables (``msm.table_bits``) for ``msms`` hold beyond
+    its bases: a batch with c-bit tables keeps TableBits.windows(c) multiples of each base, the
+    base one of them. With 20 bits that is 12 more copies of the batch, so a key counts 13x."""
     if profile.memory.key_storage is not KeyStorage.DEVICE:
         return 0
     total = 0
-    for name in MSM_NAMES:
+    for name in msms:
         bits = profile.msm.table_bits.for_msm(name)
         if bits is not None:
             total += (TableBits.windows(bits) - 1) * getattr(pk, name).coords.nbytes
@@ -125,8 +126,9 @@ def load_key(spec: KeySpec, backend: Backend) -> ResidentKey:
         pk = source.load(backend)
         key = ResidentKey(spec, pk, pk.vk, source.convention, matrices=zkey.matrices())
     keep_delta_tables(key.pk.vk)  # resident: its proofs' blinding terms from tables
-    if backend.accelerated:  # a CPU backend builds no window tables
-        key.table_bytes = window_table_bytes(key.pk, backend.ctx.profile)
+    # Only an accelerated backend builds window tables (B·G2 may run on another backend).
+    msms = [m for m in MSM_NAMES if (backend.b_g2 if m == "b_g2" else backend).accelerated]
+    key.table_bytes = window_table_bytes(key.pk, backend.ctx.profile, msms)
     return key
 
 

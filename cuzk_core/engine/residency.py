@@ -217,7 +217,16 @@ class KeyResidency:
             entry.loads += 1
             entry.last_used = time.monotonic()
             self._unmap(entry)
-            self._make_room(0, keep=entry)  # the estimate was the size on disk: settle the real one
+            # The estimate was the size on disk: settle the real one (with window tables, 13x).
+            if not self._make_room(0, keep=entry):
+                held = sum(e.hot_bytes for e in self._entries.values() if e is not entry)
+                self._demote(entry, Tier.WARM)
+                entry.refs -= 1
+                self._changed.notify_all()
+                raise KeyTooLarge(
+                    f"key {entry.spec.key_id!r} holds {_mib(loaded.nbytes)} once loaded; the "
+                    f"budget is {_mib(self.budget_bytes)} and keys in use hold {_mib(held)}"
+                )
             self._changed.notify_all()
         self._on_load(entry.spec.key_id, load_ms, loaded.nbytes)
         return load_ms

@@ -23,7 +23,6 @@ from cuzk_core.curve.g1 import (
     G1FixedBaseTable,
     g1_add,
     g1_add_affine,
-    g1_fixed_base_mul,
     g1_fixed_base_table,
     g1_from_affine,
     g1_neg,
@@ -33,7 +32,6 @@ from cuzk_core.curve.g2 import (
     G2_OPS,
     G2FixedBaseTable,
     g2_add_affine,
-    g2_fixed_base_mul,
     g2_fixed_base_table,
     g2_from_affine,
     g2_to_affine,
@@ -87,7 +85,7 @@ class ProofAssembly:
         """k·δ₁: it needs no MSM sum."""
         tables = _DELTA_TABLES.get(self._vk)
         if tables is not None:
-            return g1_fixed_base_mul(tables.g1, k)
+            return (yield from G1_OPS.fixed_base_mul_steps(tables.g1, k))
         return (yield from G1_OPS.mul_steps(g1_from_affine(self._vk.delta_g1), k))
 
     def _minus_delta_g1(self, k: int) -> Steps[Any]:
@@ -98,7 +96,7 @@ class ProofAssembly:
         """k·δ₂."""
         tables = _DELTA_TABLES.get(self._vk)
         if tables is not None:
-            return g2_fixed_base_mul(tables.g2, k)
+            return (yield from G2_OPS.fixed_base_mul_steps(tables.g2, k))
         return (yield from G2_OPS.mul_steps(g2_from_affine(self._vk.delta_g2), k))
 
     def sum_a(self, point: Any) -> None:

@@ -233,6 +233,8 @@ def prove(
                 if then is not None:
                     then(results[name])
                 progress.step(f"msm_{name}")
+            if b_g2_future is not None:  # B·G2 on the host: the rest of the host work beside it
+                host.run_while(lambda: not b_g2_future.done())
             b_g2_sum = (msm_b_g2() if b_g2_future is None else b_g2_future.result()).to_points()[0]
             progress.step("msm_b_g2")
 

@@ -177,6 +177,7 @@ struct mont_t {
     // a² unreduced as 2N words t: the products a_i·a_j (i < j) once, doubled, plus the
     // squares a_i², N(N + 1)/2 products where a·a takes N².
     CUZK_HD static void sqr_wide(const mont_t& a, uint32_t* t) {
+        static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         uint32_t even[2 * N], odd[2 * N];
 #pragma unroll
         for (int j = 0; j < 2 * N; j++) even[j] = odd[j] = 0;
@@ -188,7 +189,7 @@ struct mont_t {
                 even[i + N] = addc(even[i + N], 0);
             }
             mul_add_run(odd + i + jo, a.v, jo, N - 1, a.v[i]);
-            if (i + N + 1 < 2 * N) odd[i + N + 1] = addc(odd[i + N + 1], 0);
+            odd[i + N + 1] = addc(odd[i + N + 1], 0);
         }
         t[0] = add_cc(even[0], odd[0]);
 #pragma unroll
