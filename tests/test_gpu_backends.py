@@ -4,6 +4,7 @@ clearly, map CUDA failures to one-line errors; and the shared driver's device ar
 from __future__ import annotations
 
 import ctypes
+import random
 import threading
 import weakref
 from pathlib import Path
@@ -457,10 +458,11 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
     if not info.available:
         pytest.skip(f"{name} cannot run here: {info.reason}")
     ctx = BackendContext(name, load_profile("h200", {"backend": name}))
-    rng = np.random.default_rng(5)
-    n = 1 << 16
-    logs = [int(v) for v in rng.integers(1, 1 << 62, n)]
-    ks = [int(v) for v in rng.integers(0, 1 << 62, n)]
+    rng = random.Random(5)
+    n = 1 << 17  # full-width scalars: ~2.4 M bucket entries, over msm.HOST_WORK_MIN_ENTRIES
+    logs = [rng.randrange(1, 1 << 62) for _ in range(n)]
+    ks = [rng.randrange(FR_MODULUS) for _ in range(n)]
+    assert n * msm.window_count(msm.auto_window_bits(n, True), True) > 2 * msm.HOST_WORK_MIN_ENTRIES
     bases = plugin.cuzk_fixed_base_g1(ctx, G1_GENERATOR, ints_to_limbs(logs, 4))
     work, ran = HostWork(), []
     piece = work.submit(lambda: ran.append(threading.get_ident()) or 42)
