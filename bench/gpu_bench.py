@@ -223,10 +223,14 @@ def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
     return ints_to_limbs([s % FR_MODULUS for s in sums])
 
 
-def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) -> None:
-    """The MSM with bases and scalars copied from host memory: pageable with the driver's
-    copies (pinning ``none``), pageable through the staging pool (``pool``), and page-locked
-    (the bases' upload overlaps the scalars' copy and sort in the last two, as in a proof)."""
+def _bench_from_host(
+    gp, group, distinct, reps, n, scalars_host, runs, results, pieces=(1, 2, 4)
+) -> None:
+    """The MSM with bases and scalars copied from host memory, through the streamed path a key
+    kept on the host takes (``msm.msm`` uploading the bases piece by piece): pageable with the
+    driver's copies (pinning ``none``), pageable through the staging pool (``pool``), and
+    page-locked; the last two for each of ``pieces`` (``msm.upload_pieces``), alternated run
+    by run."""
     batch = type(distinct)
     coords = np.tile(distinct.coords, (reps,) + (1,) * (distinct.coords.ndim - 1))[:n]
     points = batch(coords, np.zeros(n, dtype=bool))
@@ -247,14 +251,38 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
         else:
             scal = scalars_host
 
-        def run(points=points, scal=scal, profile=profile):
-            bases = gp.memory.upload_points(profile, points, resident=False)
-            scalars = gp.memory.to_device(profile, scal).view(np.uint32)
-            wait = functools.partial(gp.memory.wait_ready, bases)
-            return _device_msm(gp, ops, bases.coords, scalars, wait=wait)
+        def streamed(start, stop, points=points, profile=profile):
+            up = gp.memory.upload_points(profile, points[start:stop], resident=False)
+            return msm.BaseChunk(up.coords, up.skip, functools.partial(gp.memory.wait_ready, up))
 
-        times, _ = _time(gp, run, runs)
-        _record(results, f"msm_{group}_from_host_{label}", n, times)
+        def run(piece_count, scal=scal, profile=profile, streamed=streamed):
+            scalars = gp.memory.to_device(profile, scal).view(np.uint32)
+            return msm.msm(
+                gp.gpu,
+                ops,
+                streamed,
+                True,
+                scalars,
+                None,
+                True,
+                False,
+                Timer(0),
+                upload_pieces=piece_count,
+            )
+
+        variants = pieces if pinning != "none" else (1,)
+        times = {count: [] for count in variants}
+        clock = EventClock(gp.gpu)
+        for count in variants:  # warm-up
+            run(count)
+        for _ in range(runs):
+            for count in variants:
+                times[count].append(clock.time(functools.partial(run, count))[1])
+        for count in variants:
+            name = f"msm_{group}_from_host_{label}"
+            if len(variants) > 1:
+                name += f"_p{count}"
+            _record(results, name, n, times[count], upload_pieces=count)
 
 
 def bench_msm_windows(

@@ -166,6 +166,15 @@ class MsmSettings:
         metadata=knob("sum the bases of scalars 0 and 1 apart from the Pippenger of the others"),
     )
     table_bits: TableBits = TableBits()
+    upload_pieces: int = attrs.field(
+        default=2,
+        metadata=knob(
+            "pieces a streamed key's bases upload in (each at least 2^22 points), each piece's"
+            " upload beside the previous piece's sums; 1: one upload before the sums",
+            low=1,
+            high=16,
+        ),
+    )
     b_g2_on: str = attrs.field(
         default=B_G2_ON_DEVICE,
         metadata=knob(

@@ -260,6 +260,25 @@ def test_the_device_budget_bounds_two_streamed_chunks(group):
     assert chunk == 50_000 and need <= whole - 1
 
 
+@pytest.mark.parametrize(
+    ("n", "pieces", "chunk"),
+    [
+        (1 << 24, 2, 1 << 23),
+        (1 << 24, 3, -(-(1 << 24) // 3)),
+        (1 << 24, 16, 1 << 22),  # pieces of at least MIN_UPLOAD_PIECE points: four
+        ((1 << 23) - 1, 2, (1 << 23) - 1),  # under two pieces' worth: one upload
+        ((1 << 23) + 1, 2, (1 << 22) + 1),
+        (1 << 24, 1, 1 << 24),
+    ],
+)
+def test_streamed_bases_upload_in_pieces_of_a_minimum_size(n, pieces, chunk):
+    plenty, threads = 1 << 45, 1 << 16
+    args = (msm.G1, n, 16, True)
+    assert msm.MIN_UPLOAD_PIECE == 1 << 22
+    assert msm.plan_chunk(*args, True, None, plenty, threads, pieces)[0] == chunk
+    assert msm.plan_chunk(*args, False, None, plenty, threads, pieces)[0] == n  # resident
+
+
 def test_the_witness_op_table_points_at_each_ops_rows():
     """The kernel's op rows (built with array operations, once per program) name the aux, the
     kind and extra, and the entry ranges of the rows each op reads, in level order."""

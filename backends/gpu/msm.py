@@ -98,6 +98,11 @@ GROUPS = {"g1": G1, "g2": G2}
 
 
 HOST_WORK_MIN_ENTRIES = 1 << 20
+
+# The fewest points in one of an upload's pieces (``msm.upload_pieces``): below this a piece's
+# exposed upload (~8 ms for G1 on PCIe 5) costs less than the extra pass's bucket reduction
+# and windows' combination (~4 ms each).
+MIN_UPLOAD_PIECE = 1 << 22
 """Bucket entries from which an MSM runs the thread's queued host work beside its bucket sums:
 ~0.5 ms of device work on the H200, so a step (0.3–0.7 ms) mostly fits."""
 
@@ -422,13 +427,18 @@ def plan_chunk(
     key_budget: int | None,
     free: int,
     threads: int,
+    upload_pieces: int = 1,
 ) -> tuple[int, int]:
     """Scalars per Pippenger pass and the device bytes one pass needs: all n unless entries,
-    ``free`` device bytes or (streamed bases) the key's device budget say otherwise. Streamed
-    bases count twice: the next chunk uploads while this one is summed."""
+    ``free`` device bytes or (streamed bases) the key's device budget or ``upload_pieces`` say
+    otherwise. Streamed bases count twice: the next chunk uploads while this one is summed, so
+    n in ``upload_pieces`` pieces (each at least MIN_UPLOAD_PIECE) hides all uploads but the
+    first piece's."""
     chunk = max(1, min(n, MAX_ENTRIES // window_count(c, signed)))
     if streamed:
         chunk = min(chunk, stream_chunk_limit(group, key_budget) or chunk)
+        pieces = max(1, min(upload_pieces, n // MIN_UPLOAD_PIECE))
+        chunk = min(chunk, -(-n // pieces))
     base_bytes = 2 * 4 * group.affine_words if streamed else 0
 
     def need(k: int) -> int:
@@ -440,12 +450,21 @@ def plan_chunk(
 
 
 def _plan_chunk(
-    gpu: Gpu, group: Group, n: int, c: int, signed: bool, streamed: bool, key_budget: int | None
+    gpu: Gpu,
+    group: Group,
+    n: int,
+    c: int,
+    signed: bool,
+    streamed: bool,
+    key_budget: int | None,
+    upload_pieces: int,
 ) -> int:
     """:func:`plan_chunk` on this device; refused up front when even one point cannot fit."""
     threads = _range_threads(gpu, group)
     free = gpu.free_bytes()
-    chunk, need = plan_chunk(group, n, c, signed, streamed, key_budget, free, threads)
+    chunk, need = plan_chunk(
+        group, n, c, signed, streamed, key_budget, free, threads, upload_pieces
+    )
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return chunk
 
@@ -501,12 +520,14 @@ def msm(
     timer: Timer,
     key_budget: int | None = None,
     table: WindowTable | None = None,
+    upload_pieces: int = 1,
 ) -> Any:
     """Σ scalarᵢ·baseᵢ as a Jacobian point; ``scalars`` are (n, 8) uint32 on the device.
 
     ``bases`` gives device chunks of the bases; ``streamed`` says each chunk is an upload, so
-    two chunks' memory counts when the passes are sized, and ``key_budget`` (device bytes, or
-    None) caps the two. Nothing reads a chunk's bases before its ``wait`` is called. Resident
+    two chunks' memory counts when the passes are sized, ``key_budget`` (device bytes, or
+    None) caps the two, and the upload comes in ``upload_pieces`` pieces or more (see
+    :func:`plan_chunk`). Nothing reads a chunk's bases before its ``wait`` is called. Resident
     bases with a window ``table`` take one pass over it with its window bits (``window_bits``
     is then not used), when that pass fits; else the plain passes over ``bases``.
     """
@@ -517,7 +538,7 @@ def msm(
         whole = bases(0, n)
         return _msm_pass(gpu, group, whole, scalars, table.bits, signed, split_01, timer, table)
     c = window_bits or auto_window_bits(n, signed)
-    chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget)
+    chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget, upload_pieces)
     total = group.infinity
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:

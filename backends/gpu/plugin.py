@@ -21,6 +21,7 @@ from cuzk_core.domain import EvaluationDomain
 from cuzk_core.gadgets.poseidon.batch import PoseidonTable
 from cuzk_core.hookspecs import BackendContext, BackendInfo, Synthesized
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs
+from cuzk_core.profile import Pinning
 from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 from cuzk_core.witness.evaluate import check_witness_arguments
 from cuzk_core.witness.program import WitnessProgram
@@ -375,6 +376,8 @@ class GpuPlugin:
                 ctx.timer,
                 key_budget(ctx.profile),
                 table,
+                # Without page-locked memory the copies are synchronous: pieces would hide none.
+                settings.upload_pieces if ctx.profile.memory.pinning is not Pinning.NONE else 1,
             )
 
     @hookimpl

@@ -14,7 +14,7 @@
 typedef fp2_t<fq_t> fq2_t;
 
 template <class F>
-static F parse(const std::string& hex) {
+static F parse_raw(const std::string& hex) {
     F r = F::zero();
     int word = 0, shift = 0;
     for (int i = (int)hex.size() - 1; i >= 0 && word < F::N; i--) {
@@ -24,12 +24,17 @@ static F parse(const std::string& hex) {
         shift += 4;
         if (shift == 32) shift = 0, word++;
     }
-    return r.to_mont();
+    return r;
 }
 
 template <class F>
-static std::string show(const F& a) {
-    const F c = a.from_mont();
+static F parse(const std::string& hex) {
+    return parse_raw<F>(hex).to_mont();
+}
+
+// The limbs as they are (lazily reduced values are not canonical, so no from_mont).
+template <class F>
+static std::string show_raw(const F& c) {
     std::string out;
     char buf[9];
     for (int i = F::N - 1; i >= 0; i--) {
@@ -37,6 +42,21 @@ static std::string show(const F& a) {
         out += buf;
     }
     return out;
+}
+
+// The lazy operations on raw limbs x, y < 2p and a canonical constant c.
+template <class F>
+static void lazy_op(std::istream& in) {
+    std::string a, b, k;
+    in >> a >> b >> k;
+    const F x = parse_raw<F>(a), y = parse_raw<F>(b), c = parse_raw<F>(k);
+    std::cout << show_raw(F::add_lazy(x, y)) << " " << show_raw(F::sub_lazy(x, y)) << " "
+              << show_raw(F::mul_lazy(c, x)) << " " << show_raw(x.reduced()) << "\n";
+}
+
+template <class F>
+static std::string show(const F& a) {
+    return show_raw(a.from_mont());
 }
 
 static fq2_t parse2(std::istream& in) {
@@ -89,6 +109,10 @@ int main() {
                 std::cout << show(x * y) << " " << show(x + y) << " " << show(x - y) << " "
                           << show(-x) << " " << show(x.sqr()) << "\n";
             }
+        } else if (op == "frlazy") {
+            lazy_op<fr_t>(in);
+        } else if (op == "fqlazy") {
+            lazy_op<fq_t>(in);
         } else if (op == "fq2") {
             fq2_t x = parse2(in), y = parse2(in);
             std::cout << show2(x * y) << " " << show2(x.sqr()) << " " << show2(x - y) << "\n";

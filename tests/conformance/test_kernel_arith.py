@@ -47,6 +47,25 @@ def test_prime_field(harness, name, p):
         assert row == [a * b % p, (a + b) % p, (a - b) % p, -a % p, a * a % p], (a, b)
 
 
+@pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
+def test_lazy_reduction_stays_below_2p(harness, name, p):
+    """The NTT's lazy operations: on x, y in [0, 2p) and a canonical c, x ± y and c·x·R^-1 come
+    back in [0, 2p) and congruent mod p, and reduced() gives x mod p."""
+    rng = random.Random(p + 1)
+    n_words = 8 if name == "fr" else 12
+    r_inv = pow(1 << (32 * n_words), -1, p)
+    lazy = [0, 1, p - 1, p, p + 1, 2 * p - 1] + [rng.randrange(2 * p) for _ in range(60)]
+    canonical = list(edge_values(p)) + random_scalars(rng, 20, p)
+    cases = [(x, y, rng.choice(canonical)) for x in lazy[:6] for y in lazy[:6]]
+    cases += [(rng.choice(lazy), rng.choice(lazy), c) for c in canonical for _ in range(4)]
+    rows = harness([f"{name}lazy {x:x} {y:x} {c:x}" for x, y, c in cases])
+    for (x, y, c), (added, subtracted, product, reduced) in zip(cases, rows, strict=True):
+        assert added < 2 * p and added % p == (x + y) % p, (x, y)
+        assert subtracted < 2 * p and subtracted % p == (x - y) % p, (x, y)
+        assert product < 2 * p and product % p == c * x * r_inv % p, (c, x)
+        assert reduced == x % p, x
+
+
 def test_fq2(harness):
     rng = random.Random(2)
     elems = [(0, 0), (1, 0), (0, 1), (Q - 1, Q - 1)]

@@ -93,6 +93,58 @@ struct mont_t {
         return r;
     }
 
+    // Lazy reduction, for sums of products by canonical constants (the NTT's butterflies):
+    // values in [0, 2p) rather than [0, p). 2p < R for both primes, so they fit N words.
+
+    // 2p's limb i.
+    CUZK_HD static uint32_t p2(int i) {
+        return (Params::p(i) << 1) | (i > 0 ? Params::p(i - 1) >> 31 : 0u);
+    }
+
+    // a + b mod 2p for a, b < 2p, in [0, 2p). The sum may carry out of N words (Fr: 4p > R);
+    // then it is at least 2p, and its low words less than 2p, so the subtraction borrows.
+    CUZK_HD static mont_t add_lazy(const mont_t& a, const mont_t& b) {
+        uint32_t s[N], t[N];
+        s[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++) s[i] = addc_cc(a.v[i], b.v[i]);
+        const uint32_t carry = addc(0, 0);
+        t[0] = sub_cc(s[0], p2(0));
+#pragma unroll
+        for (int i = 1; i < N; i++) t[i] = subc_cc(s[i], p2(i));
+        const uint32_t keep = subc(carry, 0);  // all ones when the sum is below 2p
+        mont_t r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = (s[i] & keep) | (t[i] & ~keep);
+        return r;
+    }
+
+    // a − b mod 2p for a, b < 2p, in [0, 2p).
+    CUZK_HD static mont_t sub_lazy(const mont_t& a, const mont_t& b) {
+        mont_t r;
+        r.v[0] = sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++) r.v[i] = subc_cc(a.v[i], b.v[i]);
+        const uint32_t borrow = subc(0, 0);
+        r.v[0] = add_cc(r.v[0], p2(0) & borrow);
+#pragma unroll
+        for (int i = 1; i < N; i++) r.v[i] = addc_cc(r.v[i], p2(i) & borrow);
+        return r;
+    }
+
+    // a·b·R^-1 for canonical a (a constant: a twiddle, a scale factor) and any b < R, in
+    // [0, 2p): the product without its final subtraction (CIOS keeps every row below a + p).
+    CUZK_HD static mont_t mul_lazy(const mont_t& a, const mont_t& b) {
+        return product(a, b, false);
+    }
+
+    // This value (< 2p) reduced into [0, p).
+    CUZK_HD mont_t reduced() const {
+        mont_t r = *this;
+        final_sub(r.v);
+        return r;
+    }
+
     CUZK_HD mont_t operator-() const { return zero() - *this; }
 
     CUZK_HD mont_t dbl() const { return *this + *this; }
@@ -148,7 +200,10 @@ struct mont_t {
     // (1,2), (3,4), … of another, so each half is a single carry chain of mad.lo/madc.hi pairs,
     // which ptxas fuses into one IMAD.WIDE.U32.X per product: about half the instructions of
     // chaining the low halves and then the high halves (SASS: 1272 → 624 for Fq; bench/NOTES.md).
-    CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) {
+    CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) { return product(a, b, true); }
+
+    // The product, below a + p before its final subtraction (``reduce``), below p after it.
+    CUZK_HD static mont_t product(const mont_t& a, const mont_t& b, bool reduce) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         // even: words 0..N of the row's sum (word N takes the carries); odd: words 1..N.
         uint32_t even[N + 1], odd[N];
@@ -167,7 +222,7 @@ struct mont_t {
             }
             reduce_row(even, odd);
         }
-        final_sub(even);
+        if (reduce) final_sub(even);
         mont_t r;
 #pragma unroll
         for (int i = 0; i < N; i++) r.v[i] = even[i];

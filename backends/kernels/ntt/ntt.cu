@@ -4,12 +4,31 @@
 // shift's powers, for inverse transforms), so a transform of 2^24 elements is three passes over
 // memory.
 //
-// Values stay canonical, never in Montgomery form: the transform is linear and every product
-// has one factor in Montgomery form (a twiddle ω^k·R, a scale factor f·R), so the Montgomery
-// product x·(f·R)·R^-1 = x·f is the plain product. Entering and leaving Montgomery form would
-// cost two products per element for nothing.
+// Values are never in Montgomery form: the transform is linear and every product has one
+// factor in Montgomery form (a twiddle ω^k·R, a scale factor f·R), so the Montgomery product
+// x·(f·R)·R^-1 = x·f is the plain product. Entering and leaving Montgomery form would cost two
+// products per element for nothing. Between the first load and the last pass's store they are
+// reduced lazily, in [0, 2r) (NTT_LAZY): a product by a canonical constant needs no final
+// subtraction then, and sums and differences cost what they did.
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
+
+#ifndef NTT_LAZY
+#define NTT_LAZY 1
+#endif
+
+#if NTT_LAZY
+// c·x for a canonical constant c and x < 2r, in [0, 2r); x ± y for x, y < 2r, in [0, 2r).
+__device__ __forceinline__ fr_t by(const fr_t& c, const fr_t& x) { return fr_t::mul_lazy(c, x); }
+__device__ __forceinline__ fr_t plus(const fr_t& x, const fr_t& y) { return fr_t::add_lazy(x, y); }
+__device__ __forceinline__ fr_t minus(const fr_t& x, const fr_t& y) { return fr_t::sub_lazy(x, y); }
+__device__ __forceinline__ fr_t canonical(const fr_t& x) { return x.reduced(); }
+#else
+__device__ __forceinline__ fr_t by(const fr_t& c, const fr_t& x) { return x * c; }
+__device__ __forceinline__ fr_t plus(const fr_t& x, const fr_t& y) { return x + y; }
+__device__ __forceinline__ fr_t minus(const fr_t& x, const fr_t& y) { return x - y; }
+__device__ __forceinline__ fr_t canonical(const fr_t& x) { return x; }
+#endif
 
 // How a pass scales element i (Montgomery product with a factor f·R): not at all, by a constant,
 // or by a geometric sequence hi[i >> lo_bits]·lo[i & mask] built from two small tables.
@@ -57,7 +76,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
             const uint64_t from = __brevll(i) >> (64 - log_n);
             fr_t value = load_vec(src + from);
             if (entry_mode != NO_SCALE) {
-                value = value * scale_factor(entry_mode, from, entry_hi, entry_lo, entry_bits);
+                value = by(scale_factor(entry_mode, from, entry_hi, entry_lo, entry_bits), value);
             }
             store_vec(sh + e, value);
         }
@@ -81,16 +100,17 @@ extern "C" __global__ void __launch_bounds__(256, 4)
             fr_t x2 = load_vec(sh + e + 2 * step), x3 = load_vec(sh + e + 3 * step);
             if (s + st != 0) {  // the transform's first stage has only the twiddle 1
                 const fr_t w = load_vec(tw + (j << tw_shift));
-                x1 = x1 * w;
-                x3 = x3 * w;
+                x1 = by(w, x1);
+                x3 = by(w, x3);
             }
-            const fr_t t0 = x0 + x1, t1 = x0 - x1;
-            const fr_t t2 = (x2 + x3) * load_vec(tw + (j << (tw_shift - 1)));
-            const fr_t t3 = (x2 - x3) * load_vec(tw + ((j + (1ull << (st + s))) << (tw_shift - 1)));
-            store_vec(sh + e, t0 + t2);
-            store_vec(sh + e + 2 * step, t0 - t2);
-            store_vec(sh + e + step, t1 + t3);
-            store_vec(sh + e + 3 * step, t1 - t3);
+            const fr_t t0 = plus(x0, x1), t1 = minus(x0, x1);
+            const fr_t t2 = by(load_vec(tw + (j << (tw_shift - 1))), plus(x2, x3));
+            const fr_t t3 =
+                by(load_vec(tw + ((j + (1ull << (st + s))) << (tw_shift - 1))), minus(x2, x3));
+            store_vec(sh + e, plus(t0, t2));
+            store_vec(sh + e + 2 * step, minus(t0, t2));
+            store_vec(sh + e + step, plus(t1, t3));
+            store_vec(sh + e + 3 * step, minus(t1, t3));
         }
         __syncthreads();
     }
@@ -106,17 +126,20 @@ extern "C" __global__ void __launch_bounds__(256, 4)
             const uint64_t j = ((uint64_t)(mid_a & low_mid) << s) | (lo0 << J) | lo;
             const fr_t a = load_vec(sh + ea);
             fr_t b = load_vec(sh + eb);
-            if (s + st != 0) b = b * load_vec(tw + (j << tw_shift));
-            store_vec(sh + ea, a + b);
-            store_vec(sh + eb, a - b);
+            if (s + st != 0) b = by(load_vec(tw + (j << tw_shift)), b);
+            store_vec(sh + ea, plus(a, b));
+            store_vec(sh + eb, minus(a, b));
         }
         __syncthreads();
     }
+    const bool last = s + K == log_n;  // the last pass stores canonical values
     for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
         const uint64_t i = base + ((uint64_t)(e >> J) << s) + (e & jmask);
         fr_t value = load_vec(sh + e);
-        if (exit_mode != NO_SCALE) {
-            value = value * scale_factor(exit_mode, i, exit_hi, exit_lo, exit_bits);
+        if (exit_mode != NO_SCALE) {  // the product with final subtraction: canonical
+            value = scale_factor(exit_mode, i, exit_hi, exit_lo, exit_bits) * value;
+        } else if (last) {
+            value = canonical(value);
         }
         store_vec(data + i, value);
     }
