@@ -1,34 +1,23 @@
 // NTT over Fr, natural order in and out: decimation-in-time butterflies, two stages per round
-// (radix 4) in registers, up to 10 stages per pass through shared memory (the host's plan). The first pass gathers in
-// bit-reversed order (applying a coset's powers), the last scales (by 1/n, and the inverse
-// shift's powers, for inverse transforms), so a transform of 2^24 elements is three passes over
-// memory.
+// (radix 4) in registers, up to 10 stages per pass through shared memory (the host's plan).
+// The first pass gathers in bit-reversed order (applying a coset's powers), the last scales
+// (by 1/n, and the inverse shift's powers, for inverse transforms), so a transform of 2^24
+// elements is three passes over memory.
 //
 // Values are never in Montgomery form: the transform is linear and every product has one
 // factor in Montgomery form (a twiddle ω^k·R, a scale factor f·R), so the Montgomery product
 // x·(f·R)·R^-1 = x·f is the plain product. Entering and leaving Montgomery form would cost two
 // products per element for nothing. Between the first load and the last pass's store they are
-// reduced lazily, in [0, 2r) (NTT_LAZY): a product by a canonical constant needs no final
-// subtraction then, and sums and differences cost what they did.
+// reduced lazily, in [0, 2r): a product by a canonical constant needs no final subtraction
+// then, and sums and differences cost what they did (2^24: 4.37 → 4.19 ms on the H200,
+// bench/NOTES.md, round 12).
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
 
-#ifndef NTT_LAZY
-#define NTT_LAZY 1
-#endif
-
-#if NTT_LAZY
 // c·x for a canonical constant c and x < 2r, in [0, 2r); x ± y for x, y < 2r, in [0, 2r).
 __device__ __forceinline__ fr_t by(const fr_t& c, const fr_t& x) { return fr_t::mul_lazy(c, x); }
 __device__ __forceinline__ fr_t plus(const fr_t& x, const fr_t& y) { return fr_t::add_lazy(x, y); }
 __device__ __forceinline__ fr_t minus(const fr_t& x, const fr_t& y) { return fr_t::sub_lazy(x, y); }
-__device__ __forceinline__ fr_t canonical(const fr_t& x) { return x.reduced(); }
-#else
-__device__ __forceinline__ fr_t by(const fr_t& c, const fr_t& x) { return x * c; }
-__device__ __forceinline__ fr_t plus(const fr_t& x, const fr_t& y) { return x + y; }
-__device__ __forceinline__ fr_t minus(const fr_t& x, const fr_t& y) { return x - y; }
-__device__ __forceinline__ fr_t canonical(const fr_t& x) { return x; }
-#endif
 
 // How a pass scales element i (Montgomery product with a factor f·R): not at all, by a constant,
 // or by a geometric sequence hi[i >> lo_bits]·lo[i & mask] built from two small tables.
@@ -139,7 +128,7 @@ extern "C" __global__ void __launch_bounds__(256, 4)
         if (exit_mode != NO_SCALE) {  // the product with final subtraction: canonical
             value = scale_factor(exit_mode, i, exit_hi, exit_lo, exit_bits) * value;
         } else if (last) {
-            value = canonical(value);
+            value = value.reduced();
         }
         store_vec(data + i, value);
     }
