@@ -99,12 +99,13 @@ GROUPS = {"g1": G1, "g2": G2}
 
 HOST_WORK_MIN_ENTRIES = 1 << 20
 
+"""Bucket entries from which an MSM runs the thread's queued host work beside its bucket sums:
+~0.5 ms of device work on the H200, so a step (0.3–0.7 ms) mostly fits."""
+
 # The fewest points in one of an upload's pieces (``msm.upload_pieces``): below this a piece's
 # exposed upload (~8 ms for G1 on PCIe 5) costs less than the extra pass's bucket reduction
 # and windows' combination (~4 ms each).
 MIN_UPLOAD_PIECE = 1 << 22
-"""Bucket entries from which an MSM runs the thread's queued host work beside its bucket sums:
-~0.5 ms of device work on the H200, so a step (0.3–0.7 ms) mostly fits."""
 
 
 def window_count(c: int, signed: bool) -> int:
