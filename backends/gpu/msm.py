@@ -98,7 +98,6 @@ GROUPS = {"g1": G1, "g2": G2}
 
 
 HOST_WORK_MIN_ENTRIES = 1 << 20
-
 """Bucket entries from which an MSM runs the thread's queued host work beside its bucket sums:
 ~0.5 ms of device work on the H200, so a step (0.3–0.7 ms) mostly fits."""
 
