@@ -112,11 +112,9 @@ def _device_msm(
     scalars: DeviceArray,
     window_bits: int | None = None,
     timer: Timer | None = None,
-    wait: Callable[[], None] = lambda: None,
 ) -> Any:
-    """Σ scalars·coords with both on the device (the MSM of the "device" figures); ``wait``
-    returns once the coordinates' upload is complete."""
-    slices = lambda a, b: msm.BaseChunk(coords[a:b], None, wait)  # noqa: E731
+    """Σ scalars·coords with both on the device (the MSM of the "device" figures)."""
+    slices = lambda a, b: msm.BaseChunk(coords[a:b], None, lambda: None)  # noqa: E731
     timer = timer if timer is not None else Timer(0)
     return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer)
 
