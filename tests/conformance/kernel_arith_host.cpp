@@ -54,16 +54,6 @@ static void lazy_op(std::istream& in) {
               << show_raw(F::mul_lazy(c, x)) << " " << show_raw(x.reduced()) << "\n";
 }
 
-// The curve formulas' lazy operations on raw Fq limbs x, y < 2p: product, square, negation
-// and the zero test.
-static void point_lazy_op(std::istream& in) {
-    std::string a, b;
-    in >> a >> b;
-    const fq_t x = parse_raw<fq_t>(a), y = parse_raw<fq_t>(b);
-    std::cout << show_raw(fq_t::mul_lazy_call(x, y)) << " " << show_raw(fq_t::sqr_lazy_call(x))
-              << " " << show_raw(fq_t::neg_lazy(x)) << " " << (x.is_zero_lazy() ? 1 : 0) << "\n";
-}
-
 template <class F>
 static std::string show(const F& a) {
     return show_raw(a.from_mont());
@@ -123,8 +113,6 @@ int main() {
             lazy_op<fr_t>(in);
         } else if (op == "fqlazy") {
             lazy_op<fq_t>(in);
-        } else if (op == "fqpoint") {
-            point_lazy_op(in);
         } else if (op == "fq2") {
             fq2_t x = parse2(in), y = parse2(in);
             std::cout << show2(x * y) << " " << show2(x.sqr()) << " " << show2(x - y) << "\n";

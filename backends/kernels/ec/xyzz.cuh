@@ -18,69 +18,6 @@ CUZK_HD F psqr(const F& a) {
     return F::point_sqr(a);
 }
 
-// The formulas themselves compute lazily: coordinates stay in [0, 2p) (for Fq2 per component),
-// products skip their final subtraction (mont_t::mul_lazy_call says why that is safe), and
-// zero tests accept p. A product by anything (operator*, pmul, from_mont) reduces its result,
-// so whatever leaves a point as a field element comes out canonical.
-#ifndef XYZZ_LAZY
-#define XYZZ_LAZY 1
-#endif
-#if XYZZ_LAZY
-template <class F>
-CUZK_HD F lmul(const F& a, const F& b) {
-    return F::point_mul_lazy(a, b);
-}
-template <class F>
-CUZK_HD F lsqr(const F& a) {
-    return F::point_sqr_lazy(a);
-}
-template <class F>
-CUZK_HD F ladd(const F& a, const F& b) {
-    return F::add_lazy(a, b);
-}
-template <class F>
-CUZK_HD F lsub(const F& a, const F& b) {
-    return F::sub_lazy(a, b);
-}
-template <class F>
-CUZK_HD F lneg(const F& a) {
-    return F::neg_lazy(a);
-}
-template <class F>
-CUZK_HD bool lzero(const F& a) {
-    return a.is_zero_lazy();
-}
-#else
-template <class F>
-CUZK_HD F lmul(const F& a, const F& b) {
-    return F::point_mul(a, b);
-}
-template <class F>
-CUZK_HD F lsqr(const F& a) {
-    return F::point_sqr(a);
-}
-template <class F>
-CUZK_HD F ladd(const F& a, const F& b) {
-    return a + b;
-}
-template <class F>
-CUZK_HD F lsub(const F& a, const F& b) {
-    return a - b;
-}
-template <class F>
-CUZK_HD F lneg(const F& a) {
-    return -a;
-}
-template <class F>
-CUZK_HD bool lzero(const F& a) {
-    return a.is_zero();
-}
-#endif
-template <class F>
-CUZK_HD F ldbl(const F& a) {
-    return ladd(a, a);
-}
-
 // An affine point; (0, 0), which lies on neither curve, marks infinity.
 template <class F>
 struct affine_t {
@@ -104,55 +41,55 @@ struct xyzz_t {
 
     // 2·(x, y) for an affine point (mdbl-2008-s-1).
     CUZK_HD_NOINLINE static xyzz_t dbl_affine(const F& x, const F& y) {
-        const F u = ldbl(y);
-        const F v = lsqr(u);
-        const F w = lmul(u, v);
-        const F s = lmul(x, v);
-        const F x2 = lsqr(x);
-        const F m = ladd(ldbl(x2), x2);
-        const F X3 = lsub(lsqr(m), ldbl(s));
-        return {X3, lsub(lmul(m, lsub(s, X3)), lmul(w, y)), v, w};
+        const F u = y.dbl();
+        const F v = psqr(u);
+        const F w = pmul(u, v);
+        const F s = pmul(x, v);
+        const F x2 = psqr(x);
+        const F m = x2.dbl() + x2;
+        const F X3 = psqr(m) - s.dbl();
+        return {X3, pmul(m, s - X3) - pmul(w, y), v, w};
     }
 
     // this += (x, ±y) (madd-2008-s), handling infinity, equal and opposite points. Inlined: it
     // is the MSM's inner loop, and a call would keep the accumulator in local memory.
     CUZK_HD void add_affine(const affine_t<F>& q, bool negate) {
         if (q.is_inf()) return;
-        const F qy = negate ? lneg(q.y) : q.y;
+        const F qy = negate ? -q.y : q.y;
         if (is_inf()) {
             *this = {q.x, qy, F::one(), F::one()};
             return;
         }
-        const F p = lsub(lmul(q.x, ZZ), X);
-        const F r = lsub(lmul(qy, ZZZ), Y);
-        if (lzero(p)) {
-            *this = lzero(r) ? dbl_affine(q.x, qy) : inf();
+        const F p = pmul(q.x, ZZ) - X;
+        const F r = pmul(qy, ZZZ) - Y;
+        if (p.is_zero()) {
+            *this = r.is_zero() ? dbl_affine(q.x, qy) : inf();
             return;
         }
-        const F pp = lsqr(p);
-        const F ppp = lmul(p, pp);
-        const F qq = lmul(X, pp);
-        const F X3 = lsub(lsub(lsqr(r), ppp), ldbl(qq));
-        Y = lsub(lmul(r, lsub(qq, X3)), lmul(Y, ppp));
+        const F pp = psqr(p);
+        const F ppp = pmul(p, pp);
+        const F qq = pmul(X, pp);
+        const F X3 = psqr(r) - ppp - qq.dbl();
+        Y = pmul(r, qq - X3) - pmul(Y, ppp);
         X = X3;
-        ZZ = lmul(ZZ, pp);
-        ZZZ = lmul(ZZZ, ppp);
+        ZZ = pmul(ZZ, pp);
+        ZZZ = pmul(ZZZ, ppp);
     }
 
     // this = 2·this (dbl-2008-s-1), as a call: off the hot paths, and it keeps code size down.
     CUZK_HD_NOINLINE void dbl() {
         if (is_inf()) return;
-        const F u = ldbl(Y);
-        const F v = lsqr(u);
-        const F w = lmul(u, v);
-        const F s = lmul(X, v);
-        const F x2 = lsqr(X);
-        const F m = ladd(ldbl(x2), x2);
-        const F X3 = lsub(lsqr(m), ldbl(s));
-        Y = lsub(lmul(m, lsub(s, X3)), lmul(w, Y));
+        const F u = Y.dbl();
+        const F v = psqr(u);
+        const F w = pmul(u, v);
+        const F s = pmul(X, v);
+        const F x2 = psqr(X);
+        const F m = x2.dbl() + x2;
+        const F X3 = psqr(m) - s.dbl();
+        Y = pmul(m, s - X3) - pmul(w, Y);
         X = X3;
-        ZZ = lmul(v, ZZ);
-        ZZZ = lmul(w, ZZZ);
+        ZZ = pmul(v, ZZ);
+        ZZZ = pmul(w, ZZZ);
     }
 
     // this += q for XYZZ q (add-2008-s), handling infinity, equal and opposite points.
@@ -162,26 +99,26 @@ struct xyzz_t {
             *this = q;
             return;
         }
-        const F u1 = lmul(X, q.ZZ);
-        const F s1 = lmul(Y, q.ZZZ);
-        const F p = lsub(lmul(q.X, ZZ), u1);
-        const F r = lsub(lmul(q.Y, ZZZ), s1);
-        if (lzero(p)) {
-            if (lzero(r)) {
+        const F u1 = pmul(X, q.ZZ);
+        const F s1 = pmul(Y, q.ZZZ);
+        const F p = pmul(q.X, ZZ) - u1;
+        const F r = pmul(q.Y, ZZZ) - s1;
+        if (p.is_zero()) {
+            if (r.is_zero()) {
                 dbl();
             } else {
                 *this = inf();
             }
             return;
         }
-        const F pp = lsqr(p);
-        const F ppp = lmul(p, pp);
-        const F qq = lmul(u1, pp);
-        const F X3 = lsub(lsub(lsqr(r), ppp), ldbl(qq));
-        Y = lsub(lmul(r, lsub(qq, X3)), lmul(s1, ppp));
+        const F pp = psqr(p);
+        const F ppp = pmul(p, pp);
+        const F qq = pmul(u1, pp);
+        const F X3 = psqr(r) - ppp - qq.dbl();
+        Y = pmul(r, qq - X3) - pmul(s1, ppp);
         X = X3;
-        ZZ = lmul(lmul(ZZ, q.ZZ), pp);
-        ZZZ = lmul(lmul(ZZZ, q.ZZZ), ppp);
+        ZZ = pmul(pmul(ZZ, q.ZZ), pp);
+        ZZZ = pmul(pmul(ZZZ, q.ZZZ), ppp);
     }
 
     // add_affine and add as calls. Over extension fields (F::point_calls) the formulas are

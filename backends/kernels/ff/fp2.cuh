@@ -43,28 +43,5 @@ struct fp2_t {
         return {F::mul_call(c0 + c1, c0 - c1), m.dbl()};
     }
 
-    // The curve formulas' lazy domain (see mont_t::mul_lazy_call): both components in [0, 2p).
-    CUZK_HD static fp2_t add_lazy(const fp2_t& a, const fp2_t& b) {
-        return {F::add_lazy(a.c0, b.c0), F::add_lazy(a.c1, b.c1)};
-    }
-    CUZK_HD static fp2_t sub_lazy(const fp2_t& a, const fp2_t& b) {
-        return {F::sub_lazy(a.c0, b.c0), F::sub_lazy(a.c1, b.c1)};
-    }
-    CUZK_HD static fp2_t neg_lazy(const fp2_t& a) { return {F::neg_lazy(a.c0), F::neg_lazy(a.c1)}; }
-    CUZK_HD bool is_zero_lazy() const { return c0.is_zero_lazy() & c1.is_zero_lazy(); }
-
-    // Karatsuba and the square as above, each base-field product lazy (its inputs below 2p).
-    CUZK_HD static fp2_t point_mul_lazy(const fp2_t& a, const fp2_t& b) {
-        const F v0 = F::mul_lazy_call(a.c0, b.c0);
-        const F v1 = F::mul_lazy_call(a.c1, b.c1);
-        const F s = F::mul_lazy_call(F::add_lazy(a.c0, a.c1), F::add_lazy(b.c0, b.c1));
-        return {F::sub_lazy(v0, v1), F::sub_lazy(F::sub_lazy(s, v0), v1)};
-    }
-    CUZK_HD static fp2_t point_sqr_lazy(const fp2_t& a) {
-        const F m = F::mul_lazy_call(a.c0, a.c1);
-        const F t = F::mul_lazy_call(F::add_lazy(a.c0, a.c1), F::sub_lazy(a.c0, a.c1));
-        return {t, F::add_lazy(m, m)};
-    }
-
     CUZK_HD fp2_t from_mont() const { return {c0.from_mont(), c1.from_mont()}; }
 };

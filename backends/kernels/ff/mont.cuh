@@ -145,27 +145,6 @@ struct mont_t {
         return r;
     }
 
-    // Lazy reduction through chains of products (the curve formulas): for a, b < 2p the
-    // product before its final subtraction is below ab/R + p < 1.5p when 8p < R (Fq, not Fr),
-    // and a square below 4p² < pR is a valid input to redc_wide, so values stay in [0, 2p).
-    CUZK_HD_NOINLINE static mont_t mul_lazy_call(mont_t a, mont_t b) {
-        return product(a, b, false);
-    }
-    CUZK_HD_NOINLINE static mont_t sqr_lazy_call(mont_t a) {
-        uint32_t t[2 * N];
-        sqr_wide(a, t);
-        return redc_wide(t, false);
-    }
-    CUZK_HD static mont_t neg_lazy(const mont_t& a) { return sub_lazy(zero(), a); }
-
-    // Whether this value (< 2p) is 0 mod p: 0 or p itself.
-    CUZK_HD bool is_zero_lazy() const {
-        uint32_t zero = 0, is_p = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) zero |= v[i], is_p |= v[i] ^ Params::p(i);
-        return (zero == 0) | (is_p == 0);
-    }
-
     CUZK_HD mont_t operator-() const { return zero() - *this; }
 
     CUZK_HD mont_t dbl() const { return *this + *this; }
@@ -285,9 +264,8 @@ struct mont_t {
     }
 
     // Montgomery reduction t·R^-1 mod p of 2N words t < p·R: the low half reduced a word at a
-    // time (acc = (t_lo + M·p)/R ≤ p), then the high half (< p) added; one final subtraction
-    // unless ``reduce`` is false (then below 2p).
-    CUZK_HD static mont_t redc_wide(const uint32_t* t, bool reduce = true) {
+    // time (acc = (t_lo + M·p)/R ≤ p), then the high half (< p) added; one final subtraction.
+    CUZK_HD static mont_t redc_wide(const uint32_t* t) {
         uint32_t even[N + 1], odd[N];
 #pragma unroll
         for (int j = 0; j < N; j++) even[j] = t[j];
@@ -301,7 +279,7 @@ struct mont_t {
         even[0] = add_cc(even[0], t[N]);
 #pragma unroll
         for (int j = 1; j < N; j++) even[j] = addc_cc(even[j], t[N + j]);
-        if (reduce) final_sub(even);
+        final_sub(even);
         mont_t r;
 #pragma unroll
         for (int i = 0; i < N; i++) r.v[i] = even[i];
@@ -327,12 +305,6 @@ struct mont_t {
     CUZK_HD static mont_t point_mul(const mont_t& a, const mont_t& b) { return mul_call(a, b); }
 
     CUZK_HD static mont_t point_sqr(const mont_t& a) { return sqr_call(a); }
-
-    CUZK_HD static mont_t point_mul_lazy(const mont_t& a, const mont_t& b) {
-        return mul_lazy_call(a, b);
-    }
-
-    CUZK_HD static mont_t point_sqr_lazy(const mont_t& a) { return sqr_lazy_call(a); }
 
     CUZK_HD mont_t to_mont() const { return *this * r2(); }
 
