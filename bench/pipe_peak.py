@@ -1,0 +1,282 @@
+"""Peak rates of the GPU's multiply pipes and of the MSM's field arithmetic, as JSON.
+
+What bounds the bucket sums: each kernel here keeps every SM busy with independent chains of
+one operation (no memory traffic), so its rate is the ceiling that operation can reach:
+
+- ``imad_wide``: ``mad.wide.u32`` (IMAD.WIDE.U32, the 32×32→64 multiply-add a Montgomery
+  product is made of), ``imad``: ``mad.lo.u32``, ``dfma``: ``fma.rn.f64``, and ``imad_wide+dfma``
+  both interleaved in one thread (do the integer and FP64 pipes overlap?);
+- ``fq_mul``: the kernels' Fq Montgomery product (``fq_t::mul_call``, as the curve formulas call
+  it), ``fq_madd``: the MSM loop's mixed addition (``xyzz_t::accumulate``) of L1-resident
+  points, the bucket sums' arithmetic without their loads.
+
+Rates are per second and per SM per clock at the device's reported clock (the boost clock; a
+lower sustained clock shows as a lower per-clock figure). Then the G1 MSMs of ``--msm`` sizes
+(gpu_bench's tiled device case) run with their steps synchronised (``CUZK_TIMING=2``): the sort,
+bucket-sum and reduction milliseconds, and the bucket sums' mixed additions a second against
+``fq_madd``'s peak.
+
+    python bench/pipe_peak.py --out bench/results/2026-12-02-h200-pipe-peak.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cuzk_backend_gpu import kernels
+
+CHAINS = 8
+"""Independent accumulators a thread: enough to cover a multiply's latency at full occupancy."""
+WAVES = 4
+"""Full waves of resident blocks a launch: the tail of the last one is a small share."""
+
+SOURCE = r"""
+#define CHAINS 8
+
+extern "C" __global__ void peak_imad_wide(unsigned long long* out, uint32_t iters) {
+    const uint32_t x = threadIdx.x * 2654435761u + blockIdx.x;
+    unsigned long long acc[CHAINS];
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) acc[k] = x + k;
+    for (uint32_t i = 0; i < iters; i++) {
+#pragma unroll
+        for (int k = 0; k < CHAINS; k++)
+            asm volatile("mad.wide.u32 %0, %1, %2, %0;" : "+l"(acc[k]) : "r"(x + k), "r"(i));
+    }
+    unsigned long long s = 0;
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) s ^= acc[k];
+    if (s == 0x5eed) out[0] = s;  // keeps the chains live
+}
+
+extern "C" __global__ void peak_imad(unsigned long long* out, uint32_t iters) {
+    const uint32_t x = threadIdx.x * 2654435761u + blockIdx.x;
+    uint32_t acc[CHAINS];
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) acc[k] = x + k;
+    for (uint32_t i = 0; i < iters; i++) {
+#pragma unroll
+        for (int k = 0; k < CHAINS; k++)
+            asm volatile("mad.lo.u32 %0, %1, %2, %0;" : "+r"(acc[k]) : "r"(x + k), "r"(i));
+    }
+    uint32_t s = 0;
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) s ^= acc[k];
+    if (s == 0x5eed) out[0] = s;
+}
+
+extern "C" __global__ void peak_dfma(unsigned long long* out, uint32_t iters) {
+    const double x = 1.0 + threadIdx.x * 1e-9;
+    double acc[CHAINS];
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) acc[k] = k;
+    for (uint32_t i = 0; i < iters; i++) {
+        const double y = 0.999999 + i * 1e-12;
+#pragma unroll
+        for (int k = 0; k < CHAINS; k++)
+            asm volatile("fma.rn.f64 %0, %1, %2, %0;" : "+d"(acc[k]) : "d"(x), "d"(y));
+    }
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) s += acc[k];
+    if (s == 0.5) out[0] = 1;
+}
+
+// CHAINS IMAD.WIDE and CHAINS DFMA an iteration, interleaved.
+extern "C" __global__ void peak_imad_wide_dfma(unsigned long long* out, uint32_t iters) {
+    const uint32_t x = threadIdx.x * 2654435761u + blockIdx.x;
+    const double xd = 1.0 + threadIdx.x * 1e-9;
+    unsigned long long acc[CHAINS];
+    double accd[CHAINS];
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) acc[k] = x + k, accd[k] = k;
+    for (uint32_t i = 0; i < iters; i++) {
+        const double y = 0.999999 + i * 1e-12;
+#pragma unroll
+        for (int k = 0; k < CHAINS; k++) {
+            asm volatile("mad.wide.u32 %0, %1, %2, %0;" : "+l"(acc[k]) : "r"(x + k), "r"(i));
+            asm volatile("fma.rn.f64 %0, %1, %2, %0;" : "+d"(accd[k]) : "d"(xd), "d"(y));
+        }
+    }
+    unsigned long long s = 0;
+    double sd = 0;
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) s ^= acc[k], sd += accd[k];
+    if (s == 0x5eed || sd == 0.5) out[0] = s;
+}
+
+// 4 independent Fq products a step, each the called product the curve formulas use.
+extern "C" __global__ void peak_fq_mul(const fq_t* in, fq_t* out, uint32_t iters) {
+    const uint64_t t = global_thread();
+    fq_t a = in[t & 1023], b = in[(t + 1) & 1023], c = in[(t + 2) & 1023], d = in[(t + 3) & 1023];
+    const fq_t y = in[(t + 4) & 1023];
+    for (uint32_t i = 0; i < iters; i++) {
+        a = fq_t::mul_call(a, y);
+        b = fq_t::mul_call(b, y);
+        c = fq_t::mul_call(c, y);
+        d = fq_t::mul_call(d, y);
+    }
+    if ((a.v[0] ^ b.v[0] ^ c.v[0] ^ d.v[0]) == 0x5eed) out[t] = a;
+}
+
+// The MSM loop's mixed addition into one accumulator, over 1024 L1/L2-resident points.
+extern "C" __global__ void peak_fq_madd(const affine_t<fq_t>* points, xyzz_t<fq_t>* out,
+                                        uint32_t iters) {
+    const uint64_t t = global_thread();
+    xyzz_t<fq_t> acc = xyzz_t<fq_t>::from_affine(load_vec(points + (t & 1023)));
+    for (uint32_t i = 0; i < iters; i++) {
+        acc.accumulate(load_vec(points + ((t + 7 * i + 1) & 1023)), (i & 1) != 0);
+    }
+    if (acc.X.v[0] == 0x5eed) store_vec(out + t, acc);
+}
+"""
+
+# kernel -> (operations per thread per iteration, the operation counted)
+KERNELS = {
+    "peak_imad_wide": (CHAINS, "imad_wide"),
+    "peak_imad": (CHAINS, "imad"),
+    "peak_dfma": (CHAINS, "dfma"),
+    "peak_imad_wide_dfma": (2 * CHAINS, "imad_wide+dfma"),
+    "peak_fq_mul": (4, "fq_mul"),
+    "peak_fq_madd": (1, "fq_madd"),
+}
+
+
+def _time_ms(cp: Any, launch: Any, runs: int) -> list[float]:
+    launch()  # warm-up
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(runs):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        launch()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return times
+
+
+def _random_points(count: int) -> np.ndarray:
+    """``count`` G1 points as affine Montgomery words (conformance inputs)."""
+    from cuzk_core.conformance.inputs import random_bases
+    from cuzk_core.field.constants import FQ_MODULUS
+    from cuzk_core.layout import ints_to_limbs, limbs_to_ints
+
+    bases = random_bases("g1", count, seed=3, distinct=count)
+    ints = limbs_to_ints(np.ascontiguousarray(bases.coords).view(np.uint64).reshape(-1, 6))
+    mont = [(v << 384) % FQ_MODULUS for v in ints]
+    return ints_to_limbs(mont).view(np.uint32).reshape(count, 24)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Time each peak kernel and write the rates."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--msm", default="20,24", help="G1 MSM sizes (log2) timed by step")
+    args = parser.parse_args(argv)
+    import cupy as cp
+
+    from cuzk_backend_cupy.plugin import plugin
+
+    gpu = plugin.gpu
+    device = cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(device.id)
+    sms = props["multiProcessorCount"]
+    clock_hz = device.attributes["ClockRate"] * 1000.0
+    module = cp.RawModule(code=kernels.assemble("msm/msm.cu") + SOURCE, options=("-std=c++17",))
+    points = cp.asarray(_random_points(1024))
+    scratch = cp.zeros((1 << 22,), dtype=np.uint64)
+    results = []
+    for name, (per_iter, what) in KERNELS.items():
+        kernel = module.get_function(name)
+        block = 128 if name.startswith("peak_fq") else 256
+        per_sm = gpu.resident_threads(kernel, block) // block // sms
+        grid = per_sm * sms * WAVES
+        iters = {"peak_fq_mul": 256, "peak_fq_madd": 64}.get(name, 4096)
+        kargs = (scratch, np.uint32(iters))
+        if name.startswith("peak_fq"):
+            kargs = (points, scratch, np.uint32(iters))
+        times = _time_ms(cp, lambda k=kernel, g=grid, b=block, a=kargs: k((g,), (b,), a), args.runs)
+        ms = statistics.median(times)
+        ops = grid * block * iters * per_iter
+        rate = ops / (ms / 1000.0)
+        results.append(
+            {
+                "name": what,
+                "kernel": name,
+                "registers": kernel.num_regs,
+                "blocks_per_sm": per_sm,
+                "median_ms": round(ms, 3),
+                "ops_per_s": rate,
+                "per_sm_per_clock": rate / sms / clock_hz,
+            }
+        )
+    peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
+    for log in [int(x) for x in args.msm.split(",") if x]:
+        results.append(_msm_phases(log, args.runs, peak_madd))
+    env = {
+        "gpu": props["name"].decode(),
+        "multiprocessors": sms,
+        "clock_mhz": clock_hz / 1e6,
+        "cupy": cp.__version__,
+        "python": platform.python_version(),
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"environment": env, "results": results}, indent=1))
+    print(f"{'operation':16s} {'regs':>4s} {'ms':>8s} {'G ops/s':>10s} {'/SM/clk':>8s}")
+    for r in results:
+        if "registers" in r:
+            print(
+                f"{r['name']:16s} {r['registers']:4d} {r['median_ms']:8.3f} "
+                f"{r['ops_per_s'] / 1e9:10.2f} {r['per_sm_per_clock']:8.2f}"
+            )
+        else:
+            steps = " ".join(f"{k} {v:.2f}" for k, v in r["steps_ms"].items())
+            print(f"{r['name']} 2^{r['log']}: {steps}; madd {r['madd_share_of_peak']:.0%} of peak")
+    return 0
+
+
+def _msm_phases(log: int, runs: int, peak_madd: float) -> dict[str, Any]:
+    """The G1 MSM of 2^log tiled device points, its steps timed (median of ``runs``)."""
+    import io
+
+    import gpu_bench
+
+    from cuzk_backend_gpu import msm
+    from cuzk_core.timing import Timer
+
+    gp = gpu_bench.gpu_plugin("cupy")
+    steps: dict[str, list[float]] = {}
+    entries = 0
+    with gp.gpu.scope():
+        coords, scalars, _ = gpu_bench._tiled_case(gp, "g1", log)
+        for run in range(runs + 1):
+            timer = Timer(2, stream=io.StringIO())
+            gpu_bench._device_msm(gp, msm.G1, coords, scalars, timer=timer)
+            for span in timer.spans:
+                if span.name.startswith("msm_") and run > 0:  # run 0 warms up
+                    steps.setdefault(span.name, []).append(span.ms)
+                entries = span.attrs.get("entries", entries)
+    medians = {k: statistics.median(v) for k, v in steps.items()}
+    madds = entries / (medians["msm_buckets"] / 1000.0)
+    return {
+        "name": "msm_g1_steps",
+        "log": log,
+        "entries": entries,
+        "steps_ms": medians,
+        "madd_per_s": madds,
+        "madd_share_of_peak": madds / peak_madd,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
