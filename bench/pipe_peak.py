@@ -168,12 +168,12 @@ def _random_points(count: int) -> np.ndarray:
     """``count`` G1 points as affine Montgomery words (conformance inputs)."""
     from cuzk_core.conformance.inputs import random_bases
     from cuzk_core.field.constants import FQ_MODULUS
-    from cuzk_core.layout import ints_to_limbs, limbs_to_ints
+    from cuzk_core.layout import FQ_LIMBS, ints_to_limbs, limbs_to_ints
 
     bases = random_bases("g1", count, seed=3, distinct=count)
     ints = limbs_to_ints(np.ascontiguousarray(bases.coords).view(np.uint64).reshape(-1, 6))
     mont = [(v << 384) % FQ_MODULUS for v in ints]
-    return ints_to_limbs(mont).view(np.uint32).reshape(count, 24)
+    return ints_to_limbs(mont, FQ_LIMBS).view(np.uint32).reshape(count, 24)
 
 
 def main(argv: list[str] | None = None) -> int:
