@@ -184,10 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--msm", default="20,24", help="G1 MSM sizes (log2) timed by step")
     args = parser.parse_args(argv)
     import cupy as cp
+    import gpu_bench
 
-    from cuzk_backend_cupy.plugin import plugin
-
-    gpu = plugin.gpu
+    gp = gpu_bench.gpu_plugin("cupy")
     device = cp.cuda.Device()
     props = cp.cuda.runtime.getDeviceProperties(device.id)
     sms = props["multiProcessorCount"]
@@ -199,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, (per_iter, what) in KERNELS.items():
         kernel = module.get_function(name)
         block = 128 if name.startswith("peak_fq") else 256
-        per_sm = gpu.resident_threads(kernel, block) // block // sms
+        per_sm = gp.gpu.resident_threads(kernel, block) // block // sms
         grid = per_sm * sms * WAVES
         iters = {"peak_fq_mul": 256, "peak_fq_madd": 64}.get(name, 4096)
         kargs = (scratch, np.uint32(iters))
@@ -222,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
     for log in [int(x) for x in args.msm.split(",") if x]:
-        results.append(_msm_phases(log, args.runs, peak_madd))
+        results.append(_msm_phases(gp, log, args.runs, peak_madd))
     env = {
         "gpu": props["name"].decode(),
         "multiprocessors": sms,
@@ -245,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _msm_phases(log: int, runs: int, peak_madd: float) -> dict[str, Any]:
+def _msm_phases(gp: Any, log: int, runs: int, peak_madd: float) -> dict[str, Any]:
     """The G1 MSM of 2^log tiled device points, its steps timed (median of ``runs``)."""
     import io
 
@@ -254,7 +253,6 @@ def _msm_phases(log: int, runs: int, peak_madd: float) -> dict[str, Any]:
     from cuzk_backend_gpu import msm
     from cuzk_core.timing import Timer
 
-    gp = gpu_bench.gpu_plugin("cupy")
     steps: dict[str, list[float]] = {}
     entries = 0
     with gp.gpu.scope():
