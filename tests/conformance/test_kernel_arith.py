@@ -47,32 +47,6 @@ def test_prime_field(harness, name, p):
         assert row == [a * b % p, (a + b) % p, (a - b) % p, -a % p, a * a % p], (a, b)
 
 
-def _half_sums_that_carry(p: int, n_words: int, rng: random.Random) -> list[int]:
-    """Elements whose Montgomery limbs' low and high halves (n_words/2 limbs each) sum past
-    the half's width: the carries of the Karatsuba product's half sums, which random values
-    rarely hit. The harness takes canonical values into Montgomery form (·R), so these are the
-    wanted limbs times R^-1."""
-    half = 16 * n_words
-    low_max, high_max = (1 << half) - 1, (p >> half) - 1
-    limbs = [low_max + (high_max << half), low_max + (1 << half), (low_max - 1) + (2 << half)]
-    for _ in range(8):
-        limbs.append(low_max - rng.randrange(1 << 20) + (rng.randrange(high_max) << half))
-    assert all(v < p and (v & low_max) + (v >> half) > low_max for v in limbs)
-    r_inv = pow(1 << (32 * n_words), -1, p)
-    return [v * r_inv % p for v in limbs]
-
-
-@pytest.mark.parametrize(("name", "p", "n_words"), [("fr", R, 8), ("fq", Q, 12)])
-def test_products_whose_half_sums_carry(harness, name, p, n_words):
-    rng = random.Random(p + 2)
-    carrying = _half_sums_that_carry(p, n_words, rng)
-    others = list(edge_values(p)) + random_scalars(rng, 10, p)
-    pairs = [(a, b) for a in carrying for b in carrying + others]
-    rows = harness([f"{name} {a:x} {b:x}" for a, b in pairs])
-    for (a, b), row in zip(pairs, rows, strict=True):
-        assert row[0] == a * b % p and row[4] == a * a % p, (a, b)
-
-
 @pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
 def test_lazy_reduction_stays_below_2p(harness, name, p):
     """The NTT's lazy operations: on x, y in [0, 2p) and a canonical c, x ± y and c·x·R^-1 come

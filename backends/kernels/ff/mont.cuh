@@ -9,16 +9,6 @@
 
 #include "../common.cuh"
 
-// 1: a product is one level of Karatsuba (three half-width products, 3N²/4 multiplies) and a
-// separate Montgomery reduction; 0: interleaved CIOS (N² multiplies, then the same N² again
-// in the reduction). The multiply pipe bounds the MSM's bucket sums (bench/NOTES.md, round 13).
-#ifndef MONT_KARATSUBA
-#define MONT_KARATSUBA 1
-#endif
-#if MONT_KARATSUBA != 0 && MONT_KARATSUBA != 1
-#error "MONT_KARATSUBA must be 0 or 1"
-#endif
-
 // Params supplies: N; m0 = -p^-1 mod 2^32; p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs; and
 // reduction_p(i), reduction_m0(): the same p and m0 as the product's reduction reads them.
 template <class Params>
@@ -143,8 +133,7 @@ struct mont_t {
     }
 
     // a·b·R^-1 for canonical a (a constant: a twiddle, a scale factor) and any b < R, in
-    // [0, 2p): the product without its final subtraction (a·b < p·R, so the reduction's
-    // result is below 2p; CIOS keeps every row below a + p).
+    // [0, 2p): the product without its final subtraction (CIOS keeps every row below a + p).
     CUZK_HD static mont_t mul_lazy(const mont_t& a, const mont_t& b) {
         return product(a, b, false);
     }
@@ -213,87 +202,8 @@ struct mont_t {
     // chaining the low halves and then the high halves (SASS: 1272 → 624 for Fq; bench/NOTES.md).
     CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) { return product(a, b, true); }
 
-    // The product, below 2p before its final subtraction (``reduce``), below p after it.
+    // The product, below a + p before its final subtraction (``reduce``), below p after it.
     CUZK_HD static mont_t product(const mont_t& a, const mont_t& b, bool reduce) {
-#if MONT_KARATSUBA
-        uint32_t t[2 * N];
-        mul_wide_karatsuba(a, b, t);
-        return redc_wide(t, reduce);
-#else
-        return product_cios(a, b, reduce);
-#endif
-    }
-
-    // out[0..2M) = x·y for M-limb x, y (M even), M² products: a row per limb of y, x's even
-    // and odd limbs in two carry chains (one IMAD.WIDE a product, as in product_cios). After
-    // row i each accumulator's value is below 2^(32(M + i + 1)), so neither chain carries out.
-    template <int M>
-    CUZK_HD static void mul_wide(const uint32_t* x, const uint32_t* y, uint32_t* out) {
-        static_assert(M % 2 == 0, "the even/odd split needs an even number of limbs");
-        uint32_t even[2 * M], odd[2 * M];
-#pragma unroll
-        for (int j = 0; j < 2 * M; j++) even[j] = odd[j] = 0;
-#pragma unroll
-        for (int i = 0; i < M; i++) {
-            mul_add_run(even + i, x, 0, M - 2, y[i]);
-            mul_add_run(odd + i + 1, x, 1, M - 1, y[i]);
-        }
-        out[0] = even[0];
-        out[1] = add_cc(even[1], odd[1]);
-#pragma unroll
-        for (int j = 2; j < 2 * M - 1; j++) out[j] = addc_cc(even[j], odd[j]);
-        out[2 * M - 1] = addc(even[2 * M - 1], odd[2 * M - 1]);
-    }
-
-    // t[0..2N) = a·b by one level of Karatsuba over halves of H = N/2 limbs: with a = a0 +
-    // a1·B, b = b0 + b1·B (B = 2^(32H)), a·b = z0 + (s − z0 − z2)·B + z2·B² for z0 = a0·b0,
-    // z2 = a1·b1, s = (a0 + a1)(b0 + b1): 3H² products where a·b takes 4H².
-    CUZK_HD static void mul_wide_karatsuba(const mont_t& a, const mont_t& b, uint32_t* t) {
-        constexpr int H = N / 2;
-        // The halves' sums: H words and a carry bit each.
-        uint32_t sa[H], sb[H];
-        sa[0] = add_cc(a.v[0], a.v[H]);
-#pragma unroll
-        for (int i = 1; i < H; i++) sa[i] = addc_cc(a.v[i], a.v[H + i]);
-        const uint32_t ca = addc(0, 0);
-        sb[0] = add_cc(b.v[0], b.v[H]);
-#pragma unroll
-        for (int i = 1; i < H; i++) sb[i] = addc_cc(b.v[i], b.v[H + i]);
-        const uint32_t cb = addc(0, 0);
-        mul_wide<H>(a.v, b.v, t);                  // z0
-        mul_wide<H>(a.v + H, b.v + H, t + 2 * H);  // z2
-        // mid = s − z0 − z2 = a0·b1 + a1·b0 < 2B², in 2H + 1 words; the words wrap freely on
-        // the way, as the result fits. s = sa·sb + (ca·sb + cb·sa)·B + ca·cb·B².
-        uint32_t mid[2 * H + 1];
-        mul_wide<H>(sa, sb, mid);
-        const uint32_t mask_a = 0u - ca, mask_b = 0u - cb;
-        mid[H] = add_cc(mid[H], sb[0] & mask_a);
-#pragma unroll
-        for (int i = 1; i < H; i++) mid[H + i] = addc_cc(mid[H + i], sb[i] & mask_a);
-        mid[2 * H] = addc(ca & cb, 0);
-        mid[H] = add_cc(mid[H], sa[0] & mask_b);
-#pragma unroll
-        for (int i = 1; i < H; i++) mid[H + i] = addc_cc(mid[H + i], sa[i] & mask_b);
-        mid[2 * H] = addc(mid[2 * H], 0);
-#pragma unroll
-        for (int half = 0; half < 2; half++) {
-            const uint32_t* z = t + 2 * H * half;
-            mid[0] = sub_cc(mid[0], z[0]);
-#pragma unroll
-            for (int i = 1; i < 2 * H; i++) mid[i] = subc_cc(mid[i], z[i]);
-            mid[2 * H] = subc(mid[2 * H], 0);
-        }
-        // t += mid·B; the sum is a·b, so the last carry is dropped.
-        t[H] = add_cc(t[H], mid[0]);
-#pragma unroll
-        for (int i = 1; i <= 2 * H; i++) t[H + i] = addc_cc(t[H + i], mid[i]);
-#pragma unroll
-        for (int i = 3 * H + 1; i < 2 * N - 1; i++) t[i] = addc_cc(t[i], 0);
-        t[2 * N - 1] = addc(t[2 * N - 1], 0);
-    }
-
-    // The interleaved product (CIOS); below a + p before its final subtraction (``reduce``).
-    CUZK_HD static mont_t product_cios(const mont_t& a, const mont_t& b, bool reduce) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         // even: words 0..N of the row's sum (word N takes the carries); odd: words 1..N.
         uint32_t even[N + 1], odd[N];
@@ -354,9 +264,8 @@ struct mont_t {
     }
 
     // Montgomery reduction t·R^-1 mod p of 2N words t < p·R: the low half reduced a word at a
-    // time (acc = (t_lo + M·p)/R ≤ p), then the high half (< p) added, below 2p; then the final
-    // subtraction (``reduce``).
-    CUZK_HD static mont_t redc_wide(const uint32_t* t, bool reduce = true) {
+    // time (acc = (t_lo + M·p)/R ≤ p), then the high half (< p) added; one final subtraction.
+    CUZK_HD static mont_t redc_wide(const uint32_t* t) {
         uint32_t even[N + 1], odd[N];
 #pragma unroll
         for (int j = 0; j < N; j++) even[j] = t[j];
@@ -370,7 +279,7 @@ struct mont_t {
         even[0] = add_cc(even[0], t[N]);
 #pragma unroll
         for (int j = 1; j < N; j++) even[j] = addc_cc(even[j], t[N + j]);
-        if (reduce) final_sub(even);
+        final_sub(even);
         mont_t r;
 #pragma unroll
         for (int i = 0; i < N; i++) r.v[i] = even[i];
