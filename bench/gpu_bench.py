@@ -112,11 +112,15 @@ def _device_msm(
     scalars: DeviceArray,
     window_bits: int | None = None,
     timer: Timer | None = None,
+    table: msm.WindowTable | None = None,
 ) -> Any:
-    """Σ scalars·coords with both on the device (the MSM of the "device" figures)."""
+    """Σ scalars·coords with both on the device (the MSM of the "device" figures), over the
+    window ``table`` of coords when given."""
     slices = lambda a, b: msm.BaseChunk(coords[a:b], None, lambda: None)  # noqa: E731
     timer = timer if timer is not None else Timer(0)
-    return msm.msm(gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer)
+    return msm.msm(
+        gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer, None, table
+    )
 
 
 def _tiled_case(gp: GpuPlugin, group: str, log: int) -> tuple[DeviceArray, DeviceArray, np.ndarray]:
@@ -142,25 +146,8 @@ def _table_msm(
     table = gp.gpu.empty((msm.table_windows(c) * n, coords.shape[1]), coords.dtype)
     gp.gpu.copy_into(table[:n], coords)
     _, build_ms = EventClock(gp.gpu).time(lambda: msm.build_window_table(gp.gpu, ops, table, n, c))
-
-    def chunk(a: int, b: int) -> msm.BaseChunk:
-        return msm.BaseChunk(table[a:b], None, lambda: None)
-
-    def run() -> Any:
-        return msm.msm(
-            gp.gpu,
-            ops,
-            chunk,
-            False,
-            scalars,
-            None,
-            True,
-            False,
-            Timer(0),
-            None,
-            msm.WindowTable(table, c),
-        )
-
+    window_table = msm.WindowTable(table, c)
+    run = lambda: _device_msm(gp, ops, coords, scalars, table=window_table)  # noqa: E731
     times, total = _time(gp, run, runs)
     return times, total, build_ms, table.nbytes
 

@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--msm", default="20,24", help="G1 MSM sizes (log2) timed by step")
+    parser.add_argument(
+        "--tables", default="", help="window-table bits timed by step at the largest --msm size"
+    )
     args = parser.parse_args(argv)
     import cupy as cp
     import gpu_bench
@@ -220,8 +223,11 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
-    for log in [int(x) for x in args.msm.split(",") if x]:
+    logs = [int(x) for x in args.msm.split(",") if x]
+    for log in logs:
         results.append(_msm_phases(gp, log, args.runs, peak_madd))
+    for bits in [int(x) for x in args.tables.split(",") if x]:
+        results.append(_msm_phases(gp, max(logs), args.runs, peak_madd, bits))
     env = {
         "gpu": props["name"].decode(),
         "multiprocessors": sms,
@@ -240,12 +246,19 @@ def main(argv: list[str] | None = None) -> int:
             )
         else:
             steps = " ".join(f"{k} {v:.2f}" for k, v in r["steps_ms"].items())
-            print(f"{r['name']} 2^{r['log']}: {steps}; madd {r['madd_share_of_peak']:.0%} of peak")
+            table = f" table {r['table_bits']} bits" if r["table_bits"] else ""
+            print(
+                f"{r['name']} 2^{r['log']}{table}: {steps}; "
+                f"madd {r['madd_share_of_peak']:.0%} of peak"
+            )
     return 0
 
 
-def _msm_phases(gp: Any, log: int, runs: int, peak_madd: float) -> dict[str, Any]:
-    """The G1 MSM of 2^log tiled device points, its steps timed (median of ``runs``)."""
+def _msm_phases(
+    gp: Any, log: int, runs: int, peak_madd: float, table_bits: int | None = None
+) -> dict[str, Any]:
+    """The G1 MSM of 2^log tiled device points, its steps timed (median of ``runs``); over a
+    window table of ``table_bits`` when given (built once, not timed)."""
     import io
 
     import gpu_bench
@@ -257,9 +270,16 @@ def _msm_phases(gp: Any, log: int, runs: int, peak_madd: float) -> dict[str, Any
     entries = 0
     with gp.gpu.scope():
         coords, scalars, _ = gpu_bench._tiled_case(gp, "g1", log)
+        table = None
+        if table_bits is not None:
+            n = coords.shape[0]
+            rows = gp.gpu.empty((msm.table_windows(table_bits) * n, coords.shape[1]), coords.dtype)
+            gp.gpu.copy_into(rows[:n], coords)
+            msm.build_window_table(gp.gpu, msm.G1, rows, n, table_bits)
+            table = msm.WindowTable(rows, table_bits)
         for run in range(runs + 1):
             timer = Timer(2, stream=io.StringIO())
-            gpu_bench._device_msm(gp, msm.G1, coords, scalars, timer=timer)
+            gpu_bench._device_msm(gp, msm.G1, coords, scalars, timer=timer, table=table)
             for span in timer.spans:
                 if span.name.startswith("msm_") and run > 0:  # run 0 warms up
                     steps.setdefault(span.name, []).append(span.ms)
@@ -269,6 +289,7 @@ def _msm_phases(gp: Any, log: int, runs: int, peak_madd: float) -> dict[str, Any
     return {
         "name": "msm_g1_steps",
         "log": log,
+        "table_bits": table_bits,
         "entries": entries,
         "steps_ms": medians,
         "madd_per_s": madds,
