@@ -17,10 +17,11 @@ from cuzk_backend_gpu import memory, msm, ntt
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
-from cuzk_core.curve.g1 import G1_GENERATOR
-from cuzk_core.curve.g2 import G2_GENERATOR
+from cuzk_core.curve.g1 import G1_GENERATOR, G1_OPS, g1_eq, g1_from_affine
+from cuzk_core.curve.g2 import G2_GENERATOR, G2_OPS, g2_eq, g2_from_affine
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.errors import CuzkError
+from cuzk_core.field.constants import FQ_MODULUS as Q
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.hookspecs import BackendContext
 from cuzk_core.host_work import HostWork
@@ -258,6 +259,44 @@ def test_the_device_budget_bounds_two_streamed_chunks(group):
     whole = msm.plan_chunk(*args, True, None, plenty, threads)[1]
     chunk, need = msm.plan_chunk(*args, True, None, whole - 1, threads)  # a little short
     assert chunk == 50_000 and need <= whole - 1
+
+
+def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray:
+    """Canonical XYZZ words of affine points (None: infinity), each scaled by a random z."""
+    mul = group.mul
+    rows = []
+    for point in points:
+        if point is None:
+            coords = [0 if group.fq_per_coord == 1 else (0, 0)] * 4
+        else:
+            z = rng.randrange(1, Q) if group.fq_per_coord == 1 else (rng.randrange(Q), 1)
+            zz = mul(z, z)
+            zzz = mul(zz, z)
+            coords = [mul(point[0], zz), mul(point[1], zzz), zz, zzz]
+        rows.append([v for c in coords for v in ((c,) if group.fq_per_coord == 1 else c)])
+    return ints_to_limbs([v for row in rows for v in row], 6).view(np.uint32).reshape(len(rows), -1)
+
+
+@pytest.mark.parametrize("group", [msm.G1, msm.G2], ids=["g1", "g2"])
+@pytest.mark.parametrize("host_int", ["gmpy2", "int"])
+def test_the_windows_combination_in_either_integer_type(group, host_int, monkeypatch):
+    """Σ_w 2^(c·w)·S_w from canonical XYZZ window sums (an infinity and a repeated sum among
+    them) is the core's sum, returned in Python ints whichever integer type computed it."""
+    if host_int == "gmpy2":
+        pytest.importorskip("gmpy2")
+    else:
+        monkeypatch.setattr(msm, "_host_int", int)
+    ops, generator = (G1_OPS, G1_GENERATOR) if group is msm.G1 else (G2_OPS, G2_GENERATOR)
+    from_affine = g1_from_affine if group is msm.G1 else g2_from_affine
+    rng = random.Random(17)
+    c, multiples = 16, [5, 0, rng.randrange(FR_MODULUS), 5, FR_MODULUS - 1]
+    affine = ops.batch_to_affine([ops.mul(from_affine(generator), k) for k in multiples])
+    affine = [None if k == 0 else a for k, a in zip(multiples, affine, strict=True)]
+    total = msm._combine_windows(group, _xyzz_rows(group, affine, rng), c)
+    want = ops.mul(from_affine(generator), sum(k << (c * w) for w, k in enumerate(multiples)))
+    assert (g1_eq if group is msm.G1 else g2_eq)(total, want)
+    coords = [v for coord in total for v in (coord if isinstance(coord, tuple) else (coord,))]
+    assert all(type(v) is int for v in coords)
 
 
 @pytest.mark.parametrize(
