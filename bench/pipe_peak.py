@@ -150,32 +150,6 @@ KERNELS = {
 }
 
 
-def _time_ms(cp: Any, launch: Any, runs: int) -> list[float]:
-    launch()  # warm-up
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(runs):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        launch()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return times
-
-
-def _random_points(count: int) -> np.ndarray:
-    """``count`` G1 points as affine Montgomery words (conformance inputs)."""
-    from cuzk_core.conformance.inputs import random_bases
-    from cuzk_core.field.constants import FQ_MODULUS
-    from cuzk_core.layout import FQ_LIMBS, ints_to_limbs, limbs_to_ints
-
-    bases = random_bases("g1", count, seed=3, distinct=count)
-    ints = limbs_to_ints(np.ascontiguousarray(bases.coords).view(np.uint64).reshape(-1, 6))
-    mont = [(v << 384) % FQ_MODULUS for v in ints]
-    return ints_to_limbs(mont, FQ_LIMBS).view(np.uint32).reshape(count, 24)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Time each peak kernel and write the rates."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -186,42 +160,41 @@ def main(argv: list[str] | None = None) -> int:
         "--tables", default="", help="window-table bits timed by step at the largest --msm size"
     )
     args = parser.parse_args(argv)
-    import cupy as cp
     import gpu_bench
 
     gp = gpu_bench.gpu_plugin("cupy")
-    device = cp.cuda.Device()
-    props = cp.cuda.runtime.getDeviceProperties(device.id)
-    sms = props["multiProcessorCount"]
-    clock_hz = device.attributes["ClockRate"] * 1000.0
-    module = cp.RawModule(code=kernels.assemble("msm/msm.cu") + SOURCE, options=("-std=c++17",))
-    points = cp.asarray(_random_points(1024))
-    scratch = cp.zeros((1 << 22,), dtype=np.uint64)
+    gpu = gp.gpu
+    info = gpu.adapter.describe()
+    sms, clock_hz = info["multiprocessors"], info["clock_mhz"] * 1e6
+    module = gpu.adapter.compile(kernels.assemble("msm/msm.cu") + SOURCE, kernels.COMPILE_OPTIONS)
     results = []
-    for name, (per_iter, what) in KERNELS.items():
-        kernel = module.get_function(name)
-        block = 128 if name.startswith("peak_fq") else 256
-        per_sm = gp.gpu.resident_threads(kernel, block) // block // sms
-        grid = per_sm * sms * WAVES
-        iters = {"peak_fq_mul": 256, "peak_fq_madd": 64}.get(name, 4096)
-        kargs = (scratch, np.uint32(iters))
-        if name.startswith("peak_fq"):
-            kargs = (points, scratch, np.uint32(iters))
-        times = _time_ms(cp, lambda k=kernel, g=grid, b=block, a=kargs: k((g,), (b,), a), args.runs)
-        ms = statistics.median(times)
-        ops = grid * block * iters * per_iter
-        rate = ops / (ms / 1000.0)
-        results.append(
-            {
-                "name": what,
-                "kernel": name,
-                "registers": kernel.num_regs,
-                "blocks_per_sm": per_sm,
-                "median_ms": round(ms, 3),
-                "ops_per_s": rate,
-                "per_sm_per_clock": rate / sms / clock_hz,
-            }
-        )
+    with gpu.scope():
+        points = gpu_bench._upload(gp, gpu_bench._points("g1", 1024)).coords
+        scratch = gpu.zeros((1 << 22,), np.uint64)
+        for name, (per_iter, what) in KERNELS.items():
+            kernel = module.get_function(name)
+            block = 128 if name.startswith("peak_fq") else 256
+            per_sm = gpu.resident_threads(kernel, block) // block // sms
+            threads = per_sm * sms * WAVES * block
+            iters = {"peak_fq_mul": 256, "peak_fq_madd": 64}.get(name, 4096)
+            kargs = (scratch, np.uint32(iters))
+            if name.startswith("peak_fq"):
+                kargs = (points, scratch, np.uint32(iters))
+            launch = lambda k=kernel, t=threads, b=block, a=kargs: gpu.launch(k, t, a, b)  # noqa: E731
+            times, _ = gpu_bench._time(gp, launch, args.runs)
+            ms = statistics.median(times)
+            rate = threads * iters * per_iter / (ms / 1000.0)
+            results.append(
+                {
+                    "name": what,
+                    "kernel": name,
+                    "registers": gpu.adapter.registers(kernel),
+                    "blocks_per_sm": per_sm,
+                    "median_ms": round(ms, 3),
+                    "ops_per_s": rate,
+                    "per_sm_per_clock": rate / sms / clock_hz,
+                }
+            )
     peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
     logs = [int(x) for x in args.msm.split(",") if x]
     for log in logs:
@@ -229,10 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     for bits in [int(x) for x in args.tables.split(",") if x]:
         results.append(_msm_phases(gp, max(logs), args.runs, peak_madd, bits))
     env = {
-        "gpu": props["name"].decode(),
+        "gpu": info["gpu"],
         "multiprocessors": sms,
-        "clock_mhz": clock_hz / 1e6,
-        "cupy": cp.__version__,
+        "clock_mhz": info["clock_mhz"],
+        "library": info["library"],
         "python": platform.python_version(),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

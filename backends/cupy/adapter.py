@@ -69,6 +69,10 @@ class CupyAdapter:
             "gpu": name.decode() if isinstance(name, bytes) else name,
             "sm": f"{props['major']}{props['minor']}",
             "multiprocessors": props["multiProcessorCount"],
+            "clock_mhz": cupy.cuda.runtime.deviceGetAttribute(
+                cupy.cuda.runtime.cudaDevAttrClockRate, 0
+            )
+            / 1000,
             "threads_per_multiprocessor": props["maxThreadsPerMultiProcessor"],
             "registers_per_multiprocessor": props["regsPerMultiprocessor"],
             "l2_bytes": props["l2CacheSize"],

@@ -122,6 +122,7 @@ class PycudaAdapter:
             "gpu": device.name(),
             "sm": f"{major}{minor}",
             "multiprocessors": device.get_attribute(attribute.MULTIPROCESSOR_COUNT),
+            "clock_mhz": device.get_attribute(attribute.CLOCK_RATE) / 1000,
             "threads_per_multiprocessor": device.get_attribute(
                 attribute.MAX_THREADS_PER_MULTIPROCESSOR
             ),
