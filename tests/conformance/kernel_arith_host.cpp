@@ -59,14 +59,6 @@ static std::string show(const F& a) {
     return show_raw(a.from_mont());
 }
 
-// a·b − c·d by the curve formulas' one-reduction call.
-template <class F>
-static void mul_sub_op(std::istream& in) {
-    std::string a, b, c, d;
-    in >> a >> b >> c >> d;
-    std::cout << show(F::mul_sub_call(parse<F>(a), parse<F>(b), parse<F>(c), parse<F>(d))) << "\n";
-}
-
 static fq2_t parse2(std::istream& in) {
     std::string a, b;
     in >> a >> b;
@@ -117,10 +109,6 @@ int main() {
                 std::cout << show(x * y) << " " << show(x + y) << " " << show(x - y) << " "
                           << show(-x) << " " << show(x.sqr()) << "\n";
             }
-        } else if (op == "frms") {
-            mul_sub_op<fr_t>(in);
-        } else if (op == "fqms") {
-            mul_sub_op<fq_t>(in);
         } else if (op == "frlazy") {
             lazy_op<fr_t>(in);
         } else if (op == "fqlazy") {

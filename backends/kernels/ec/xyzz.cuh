@@ -18,24 +18,6 @@ CUZK_HD F psqr(const F& a) {
     return F::point_sqr(a);
 }
 
-// 1: a·b − c·d in one call with one reduction over Fq (mont_t::mul_sub_call); 0: two products.
-#ifndef XYZZ_MUL_SUB
-#define XYZZ_MUL_SUB 1
-#endif
-#if XYZZ_MUL_SUB != 0 && XYZZ_MUL_SUB != 1
-#error "XYZZ_MUL_SUB must be 0 or 1"
-#endif
-
-// a·b − c·d, the Y coordinate's last step in every formula here.
-template <class F>
-CUZK_HD F pmulsub(const F& a, const F& b, const F& c, const F& d) {
-#if XYZZ_MUL_SUB
-    return F::point_mul_sub(a, b, c, d);
-#else
-    return pmul(a, b) - pmul(c, d);
-#endif
-}
-
 // An affine point; (0, 0), which lies on neither curve, marks infinity.
 template <class F>
 struct affine_t {
@@ -66,7 +48,7 @@ struct xyzz_t {
         const F x2 = psqr(x);
         const F m = x2.dbl() + x2;
         const F X3 = psqr(m) - s.dbl();
-        return {X3, pmulsub(m, s - X3, w, y), v, w};
+        return {X3, pmul(m, s - X3) - pmul(w, y), v, w};
     }
 
     // this += (x, ±y) (madd-2008-s), handling infinity, equal and opposite points. Inlined: it
@@ -88,7 +70,7 @@ struct xyzz_t {
         const F ppp = pmul(p, pp);
         const F qq = pmul(X, pp);
         const F X3 = psqr(r) - ppp - qq.dbl();
-        Y = pmulsub(r, qq - X3, Y, ppp);
+        Y = pmul(r, qq - X3) - pmul(Y, ppp);
         X = X3;
         ZZ = pmul(ZZ, pp);
         ZZZ = pmul(ZZZ, ppp);
@@ -104,7 +86,7 @@ struct xyzz_t {
         const F x2 = psqr(X);
         const F m = x2.dbl() + x2;
         const F X3 = psqr(m) - s.dbl();
-        Y = pmulsub(m, s - X3, w, Y);
+        Y = pmul(m, s - X3) - pmul(w, Y);
         X = X3;
         ZZ = pmul(v, ZZ);
         ZZZ = pmul(w, ZZZ);
@@ -133,7 +115,7 @@ struct xyzz_t {
         const F ppp = pmul(p, pp);
         const F qq = pmul(u1, pp);
         const F X3 = psqr(r) - ppp - qq.dbl();
-        Y = pmulsub(r, qq - X3, s1, ppp);
+        Y = pmul(r, qq - X3) - pmul(s1, ppp);
         X = X3;
         ZZ = pmul(pmul(ZZ, q.ZZ), pp);
         ZZZ = pmul(pmul(ZZZ, q.ZZZ), ppp);

@@ -35,10 +35,6 @@ struct fp2_t {
     // reduction, three unreduced products and two reductions in one call, made G2 MSMs 17%
     // slower on the H200: bench/NOTES.md, round 11.)
     CUZK_HD static fp2_t point_mul(const fp2_t& a, const fp2_t& b) { return a * b; }
-    CUZK_HD static fp2_t point_mul_sub(const fp2_t& a, const fp2_t& b, const fp2_t& c,
-                                       const fp2_t& d) {
-        return a * b - c * d;
-    }
     CUZK_HD static fp2_t point_sqr(const fp2_t& a) { return a.sqr(); }
 
     // (c0 + c1)(c0 − c1) and 2·c0·c1: two base-field products.

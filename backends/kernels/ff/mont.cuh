@@ -229,34 +229,6 @@ struct mont_t {
         return r;
     }
 
-    // a·b unreduced as 2N words t: product's rows without the reduction, the row's lowest word
-    // leaving the accumulator each row, so every row's products land on the same aligned word
-    // pairs as in product (one IMAD.WIDE each). The accumulator stays below a < 2^(32N).
-    CUZK_HD static void mul_wide(const mont_t& a, const mont_t& b, uint32_t* t) {
-        uint32_t even[N + 1], odd[N];
-#pragma unroll
-        for (int j = 0; j <= N; j++) even[j] = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            const uint32_t bi = b.v[i];
-            mul_add_pairs(even, a.v, 0, bi);
-            even[N] = addc(even[N], 0);
-#pragma unroll
-            for (int j = 0; j < N; j += 2) {
-                const uint64_t prod = (uint64_t)a.v[j + 1] * bi;
-                odd[j] = (uint32_t)prod;
-                odd[j + 1] = (uint32_t)(prod >> 32);
-            }
-            t[i] = even[0];
-            even[0] = add_cc(even[1], odd[0]);
-#pragma unroll
-            for (int j = 1; j < N; j++) even[j] = addc_cc(even[j + 1], odd[j]);
-            even[N] = 0;
-        }
-#pragma unroll
-        for (int j = 0; j < N; j++) t[N + j] = even[j];
-    }
-
     // a² unreduced as 2N words t: the products a_i·a_j (i < j) once, doubled, plus the
     // squares a_i², N(N + 1)/2 products where a·a takes N².
     CUZK_HD static void sqr_wide(const mont_t& a, uint32_t* t) {
@@ -330,30 +302,7 @@ struct mont_t {
     // the G1 MSMs 2–3% faster on the H200 (bench/NOTES.md, round 11).
     CUZK_HD_NOINLINE static mont_t sqr_call(mont_t a) { return a.sqr(); }
 
-    // a·b − c·d for reduced operands with one Montgomery reduction where two products take two
-    // (the curve formulas' Y3 = r·(qq − X3) − Y·ppp): the wide difference, plus p·R when it is
-    // negative, lies in [0, p·R), which redc_wide takes. A call, as mul_call is.
-    CUZK_HD_NOINLINE static mont_t mul_sub_call(mont_t a, mont_t b, mont_t c, mont_t d) {
-        uint32_t t[2 * N], u[2 * N];
-        mul_wide(a, b, t);
-        mul_wide(c, d, u);
-        t[0] = sub_cc(t[0], u[0]);
-#pragma unroll
-        for (int j = 1; j < 2 * N; j++) t[j] = subc_cc(t[j], u[j]);
-        const uint32_t negative = subc(0, 0);  // all ones when a·b < c·d
-        t[N] = add_cc(t[N], Params::p(0) & negative);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++) t[N + j] = addc_cc(t[N + j], Params::p(j) & negative);
-        t[2 * N - 1] = addc(t[2 * N - 1], Params::p(N - 1) & negative);  // wraps the borrow
-        return redc_wide(t);
-    }
-
     CUZK_HD static mont_t point_mul(const mont_t& a, const mont_t& b) { return mul_call(a, b); }
-
-    CUZK_HD static mont_t point_mul_sub(const mont_t& a, const mont_t& b, const mont_t& c,
-                                        const mont_t& d) {
-        return mul_sub_call(a, b, c, d);
-    }
 
     CUZK_HD static mont_t point_sqr(const mont_t& a) { return sqr_call(a); }
 
