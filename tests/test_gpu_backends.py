@@ -279,7 +279,7 @@ def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray
 
 @pytest.mark.parametrize("group", [msm.G1, msm.G2], ids=["g1", "g2"])
 @pytest.mark.parametrize("host_int", ["gmpy2", "int"])
-def test_the_windows_combination_in_either_integer_type(group, host_int, monkeypatch):
+def test_the_windows_combination_in_either_integer_type(group, host_int, monkeypatch, rng):
     """Σ_w 2^(c·w)·S_w from canonical XYZZ window sums (an infinity and a repeated sum among
     them) is the core's sum, returned in Python ints whichever integer type computed it."""
     if host_int == "gmpy2":
@@ -288,7 +288,6 @@ def test_the_windows_combination_in_either_integer_type(group, host_int, monkeyp
         monkeypatch.setattr(msm, "_host_int", int)
     ops, generator = (G1_OPS, G1_GENERATOR) if group is msm.G1 else (G2_OPS, G2_GENERATOR)
     from_affine = g1_from_affine if group is msm.G1 else g2_from_affine
-    rng = random.Random(17)
     c, multiples = 16, [5, 0, rng.randrange(FR_MODULUS), 5, FR_MODULUS - 1]
     affine = ops.batch_to_affine([ops.mul(from_affine(generator), k) for k in multiples])
     affine = [None if k == 0 else a for k, a in zip(multiples, affine, strict=True)]
