@@ -137,19 +137,26 @@ def msm_case(gp: GpuPlugin, group: str, log: int) -> tuple[Callable[[], Any], np
     return lambda: _device_msm(gp, msm.GROUPS[group], coords, scalars), scalars_host
 
 
+def window_table(
+    gp: GpuPlugin, ops: msm.Group, coords: DeviceArray, c: int
+) -> tuple[msm.WindowTable, float]:
+    """A c-bit window table of the device bases ``coords``, and its build's milliseconds."""
+    n = coords.shape[0]
+    rows = gp.gpu.empty((msm.table_windows(c) * n, coords.shape[1]), coords.dtype)
+    gp.gpu.copy_into(rows[:n], coords)
+    _, build_ms = EventClock(gp.gpu).time(lambda: msm.build_window_table(gp.gpu, ops, rows, n, c))
+    return msm.WindowTable(rows, c), build_ms
+
+
 def _table_msm(
     gp: GpuPlugin, ops: msm.Group, coords: DeviceArray, scalars: DeviceArray, c: int, runs: int
 ) -> tuple[list[float], Any, float, int]:
     """The MSM over a c-bit window table of ``coords``: its times and sum, the table's build
     milliseconds and bytes (freed on return)."""
-    n = coords.shape[0]
-    table = gp.gpu.empty((msm.table_windows(c) * n, coords.shape[1]), coords.dtype)
-    gp.gpu.copy_into(table[:n], coords)
-    _, build_ms = EventClock(gp.gpu).time(lambda: msm.build_window_table(gp.gpu, ops, table, n, c))
-    window_table = msm.WindowTable(table, c)
-    run = lambda: _device_msm(gp, ops, coords, scalars, table=window_table)  # noqa: E731
+    table, build_ms = window_table(gp, ops, coords, c)
+    run = lambda: _device_msm(gp, ops, coords, scalars, table=table)  # noqa: E731
     times, total = _time(gp, run, runs)
-    return times, total, build_ms, table.nbytes
+    return times, total, build_ms, table.rows.nbytes
 
 
 def bench_tables(

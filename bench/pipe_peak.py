@@ -245,11 +245,7 @@ def _msm_phases(
         coords, scalars, _ = gpu_bench._tiled_case(gp, "g1", log)
         table = None
         if table_bits is not None:
-            n = coords.shape[0]
-            rows = gp.gpu.empty((msm.table_windows(table_bits) * n, coords.shape[1]), coords.dtype)
-            gp.gpu.copy_into(rows[:n], coords)
-            msm.build_window_table(gp.gpu, msm.G1, rows, n, table_bits)
-            table = msm.WindowTable(rows, table_bits)
+            table, _ = gpu_bench.window_table(gp, msm.G1, coords, table_bits)
         for run in range(runs + 1):
             timer = Timer(2, stream=io.StringIO())
             gpu_bench._device_msm(gp, msm.G1, coords, scalars, timer=timer, table=table)
