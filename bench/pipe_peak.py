@@ -4,11 +4,15 @@ What bounds the bucket sums: each kernel here keeps every SM busy with independe
 one operation (no memory traffic), so its rate is the ceiling that operation can reach:
 
 - ``imad_wide``: ``mad.wide.u32`` (IMAD.WIDE.U32, the 32×32→64 multiply-add a Montgomery
-  product is made of), ``imad``: ``mad.lo.u32``, ``dfma``: ``fma.rn.f64``, and ``imad_wide+dfma``
-  both interleaved in one thread (do the integer and FP64 pipes overlap?);
+  product is made of), ``imul_wide``: ``mul.wide.u32`` (no addend: fewer register reads),
+  ``imad``: ``mad.lo.u32``, ``dfma``: ``fma.rn.f64``, and ``imad_wide+dfma`` both interleaved
+  in one thread (do the integer and FP64 pipes overlap?);
 - ``fq_mul``: the kernels' Fq Montgomery product (``fq_t::mul_call``, as the curve formulas call
   it), ``fq_madd``: the MSM loop's mixed addition (``xyzz_t::accumulate``) of L1-resident
-  points, the bucket sums' arithmetic without their loads.
+  points, the bucket sums' arithmetic without their loads, ``fq_inverse``: Fermat's inversion;
+- ``batch_affine/K`` (``--batch-lanes K,…``): affine additions K a thread sharing one inversion
+  (Montgomery's trick), with their scratch in global memory, checked against ``fq_madd``'s
+  XYZZ formulas: what a batch-affine bucket sum could reach, against ``fq_madd``.
 
 Rates are per second and per SM per clock at the device's reported clock (the boost clock; a
 lower sustained clock shows as a lower per-clock figure). Then the G1 MSMs of ``--msm`` sizes
@@ -55,6 +59,26 @@ extern "C" __global__ void peak_imad_wide(unsigned long long* out, uint32_t iter
 #pragma unroll
     for (int k = 0; k < CHAINS; k++) s ^= acc[k];
     if (s == 0x5eed) out[0] = s;  // keeps the chains live
+}
+
+// The same product without the 64-bit addend (mul.wide.u32): two register reads fewer, so a
+// rate above imad_wide's says the register file, not the multiplier, caps imad_wide.
+extern "C" __global__ void peak_imul_wide(unsigned long long* out, uint32_t iters) {
+    const uint32_t x = threadIdx.x * 2654435761u + blockIdx.x;
+    unsigned long long acc[CHAINS];
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) acc[k] = x + k;
+    for (uint32_t i = 0; i < iters; i++) {
+#pragma unroll
+        for (int k = 0; k < CHAINS; k++) {
+            const uint32_t y = (uint32_t)acc[k] ^ i;  // a dependence on the last product
+            asm volatile("mul.wide.u32 %0, %1, %2;" : "=l"(acc[k]) : "r"(x + k), "r"(y));
+        }
+    }
+    unsigned long long s = 0;
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) s ^= acc[k];
+    if (s == 0x5eed) out[0] = s;
 }
 
 extern "C" __global__ void peak_imad(unsigned long long* out, uint32_t iters) {
@@ -137,16 +161,85 @@ extern "C" __global__ void peak_fq_madd(const affine_t<fq_t>* points, xyzz_t<fq_
     }
     if (acc.X.v[0] == 0x5eed) store_vec(out + t, acc);
 }
+
+// Fermat's inversion (field_inverse, ~380 squares and ~190 products), 2 independent a thread.
+extern "C" __global__ void peak_fq_inverse(const fq_t* in, fq_t* out, uint32_t iters) {
+    const uint64_t t = global_thread();
+    fq_t a = in[t & 1023], b = in[(t + 1) & 1023];
+    for (uint32_t i = 0; i < iters; i++) {
+        a = field_inverse(a);
+        b = field_inverse(b);
+    }
+    if ((a.v[0] ^ b.v[0]) == 0x5eed) out[t] = a;
+}
+
+// Which of the 1024 resident points lane k of thread t adds in step i (never the lane's first
+// accumulator, points[(t + k) & 1023], so the first step's x-coordinates differ).
+__device__ __forceinline__ uint32_t batch_point(uint64_t t, uint32_t i, uint32_t k,
+                                                uint32_t lanes) {
+    return (uint32_t)(t + 7u * (i * lanes + k) + 513u) & 1023u;
+}
+
+extern "C" __global__ void batch_affine_init(const affine_t<fq_t>* points, affine_t<fq_t>* acc,
+                                             uint32_t lanes) {
+    const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
+    for (uint32_t k = 0; k < lanes; k++) acc[k * threads + t] = points[(t + k) & 1023];
+}
+
+// Affine additions in batches of `lanes` a thread sharing one inversion (Montgomery's trick):
+// a batch-affine bucket sum's arithmetic (5 products, 1 square, 1/lanes of an inversion an
+// addition) and its scratch traffic (accumulators and prefix products in global memory,
+// lane-major so each step's accesses coalesce), without the sort's bookkeeping. The added
+// points are the 1024 resident ones, as in peak_fq_madd.
+extern "C" __global__ void peak_batch_affine(const affine_t<fq_t>* points, affine_t<fq_t>* acc,
+                                             fq_t* prefix, uint32_t lanes, uint32_t iters) {
+    const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
+    for (uint32_t i = 0; i < iters; i++) {
+        fq_t run = fq_t::one();
+        for (uint32_t k = 0; k < lanes; k++) {
+            const fq_t d = points[batch_point(t, i, k, lanes)].x - acc[k * threads + t].x;
+            prefix[k * threads + t] = run;
+            run = fq_t::mul_call(run, d);
+        }
+        fq_t inv = field_inverse(run);
+        for (uint32_t k = lanes; k-- > 0;) {
+            const affine_t<fq_t> q = load_vec(points + batch_point(t, i, k, lanes));
+            const affine_t<fq_t> a = load_vec(acc + k * threads + t);
+            const fq_t d_inv = fq_t::mul_call(inv, prefix[k * threads + t]);
+            inv = fq_t::mul_call(inv, q.x - a.x);
+            const fq_t lambda = fq_t::mul_call(q.y - a.y, d_inv);
+            const fq_t x3 = fq_t::sqr_call(lambda) - a.x - q.x;
+            store_vec(acc + k * threads + t,
+                      affine_t<fq_t>{x3, fq_t::mul_call(lambda, a.x - x3) - a.y});
+        }
+    }
+}
+
+// After one step of peak_batch_affine: each lane's sum against the XYZZ mixed addition of the
+// same two points (x·ZZ = X, y·ZZZ = Y); mismatches counted in errors[0].
+extern "C" __global__ void batch_affine_check(const affine_t<fq_t>* points,
+                                              const affine_t<fq_t>* acc, uint32_t lanes,
+                                              unsigned long long* errors) {
+    const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
+    for (uint32_t k = 0; k < lanes; k++) {
+        xyzz_t<fq_t> r = xyzz_t<fq_t>::from_affine(points[(t + k) & 1023]);
+        r.add_affine(points[batch_point(t, 0, k, lanes)], false);
+        const affine_t<fq_t> s = acc[k * threads + t];
+        if (!(s.x * r.ZZ == r.X) || !(s.y * r.ZZZ == r.Y)) atomicAdd(errors, 1ull);
+    }
+}
 """
 
 # kernel -> (operations per thread per iteration, the operation counted)
 KERNELS = {
     "peak_imad_wide": (CHAINS, "imad_wide"),
+    "peak_imul_wide": (CHAINS, "imul_wide"),
     "peak_imad": (CHAINS, "imad"),
     "peak_dfma": (CHAINS, "dfma"),
     "peak_imad_wide_dfma": (2 * CHAINS, "imad_wide+dfma"),
     "peak_fq_mul": (4, "fq_mul"),
     "peak_fq_madd": (1, "fq_madd"),
+    "peak_fq_inverse": (2, "fq_inverse"),
 }
 
 
@@ -158,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--msm", default="20,24", help="G1 MSM sizes (log2) timed by step")
     parser.add_argument(
         "--tables", default="", help="window-table bits timed by step at the largest --msm size"
+    )
+    parser.add_argument(
+        "--batch-lanes", default="", help="batch-affine additions a thread sharing an inversion"
     )
     args = parser.parse_args(argv)
     import gpu_bench
@@ -176,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             block = 128 if name.startswith("peak_fq") else 256
             per_sm = gpu.resident_threads(kernel, block) // block // sms
             threads = per_sm * sms * WAVES * block
-            iters = {"peak_fq_mul": 256, "peak_fq_madd": 64}.get(name, 4096)
+            iters = {"peak_fq_mul": 256, "peak_fq_madd": 64, "peak_fq_inverse": 1}.get(name, 4096)
             kargs = (scratch, np.uint32(iters))
             if name.startswith("peak_fq"):
                 kargs = (points, scratch, np.uint32(iters))
@@ -196,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
     peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
+    with gpu.scope():
+        for lanes in [int(x) for x in args.batch_lanes.split(",") if x]:
+            results.append(_batch_affine(gp, module, points, lanes, args.runs, peak_madd))
     logs = [int(x) for x in args.msm.split(",") if x]
     for log in logs:
         results.append(_msm_phases(gp, log, args.runs, peak_madd))
@@ -225,6 +324,49 @@ def main(argv: list[str] | None = None) -> int:
                 f"madd {r['madd_share_of_peak']:.0%} of peak"
             )
     return 0
+
+
+def _batch_affine(
+    gp: Any, module: Any, points: Any, lanes: int, runs: int, peak_madd: float
+) -> dict[str, Any]:
+    """Affine additions in batches of ``lanes`` a thread sharing one inversion, over one wave
+    of resident threads: the first step checked against the XYZZ addition, then timed."""
+    import gpu_bench
+
+    gpu = gp.gpu
+    info = gpu.adapter.describe()
+    kernel = module.get_function("peak_batch_affine")
+    block = 128
+    threads = gpu.resident_threads(kernel, block)
+    acc = gpu.zeros((threads * lanes * 12,), np.uint64)  # affine G1 points, 96 bytes each
+    prefix = gpu.zeros((threads * lanes * 6,), np.uint64)
+    errors = gpu.zeros((1,), np.uint64)
+    gpu.launch(
+        module.get_function("batch_affine_init"), threads, (points, acc, np.uint32(lanes)), block
+    )
+    gpu.launch(kernel, threads, (points, acc, prefix, np.uint32(lanes), np.uint32(1)), block)
+    check = module.get_function("batch_affine_check")
+    gpu.launch(check, threads, (points, acc, np.uint32(lanes), errors), block)
+    wrong = int(errors.get()[0])
+    if wrong:
+        raise SystemExit(f"batch-affine at {lanes} lanes: {wrong} sums differ from XYZZ's")
+    iters = max(1, 2048 // lanes)
+    args = (points, acc, prefix, np.uint32(lanes), np.uint32(iters))
+    times, _ = gpu_bench._time(gp, lambda: gpu.launch(kernel, threads, args, block), runs)
+    ms = statistics.median(times)
+    rate = threads * iters * lanes / (ms / 1000.0)
+    return {
+        "name": f"batch_affine/{lanes}",
+        "kernel": "peak_batch_affine",
+        "registers": gpu.adapter.registers(kernel),
+        "blocks_per_sm": threads // block // info["multiprocessors"],
+        "median_ms": round(ms, 3),
+        "ops_per_s": rate,
+        "per_sm_per_clock": rate / info["multiprocessors"] / (info["clock_mhz"] * 1e6),
+        "vs_fq_madd": rate / peak_madd,
+        "scratch_bytes": threads * lanes * 144,
+        "checked_sums": threads * lanes,
+    }
 
 
 def _msm_phases(
