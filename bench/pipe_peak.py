@@ -4,9 +4,8 @@ What bounds the bucket sums: each kernel here keeps every SM busy with independe
 one operation (no memory traffic), so its rate is the ceiling that operation can reach:
 
 - ``imad_wide``: ``mad.wide.u32`` (IMAD.WIDE.U32, the 32×32→64 multiply-add a Montgomery
-  product is made of), ``imul_wide``: ``mul.wide.u32`` (no addend: fewer register reads),
-  ``imad``: ``mad.lo.u32``, ``dfma``: ``fma.rn.f64``, and ``imad_wide+dfma`` both interleaved
-  in one thread (do the integer and FP64 pipes overlap?);
+  product is made of), ``imad``: ``mad.lo.u32``, ``dfma``: ``fma.rn.f64``, and
+  ``imad_wide+dfma`` both interleaved in one thread (do the integer and FP64 pipes overlap?);
 - ``fq_mul``: the kernels' Fq Montgomery product (``fq_t::mul_call``, as the curve formulas call
   it), ``fq_madd``: the MSM loop's mixed addition (``xyzz_t::accumulate``) of L1-resident
   points, the bucket sums' arithmetic without their loads, ``fq_inverse``: Fermat's inversion;
@@ -59,26 +58,6 @@ extern "C" __global__ void peak_imad_wide(unsigned long long* out, uint32_t iter
 #pragma unroll
     for (int k = 0; k < CHAINS; k++) s ^= acc[k];
     if (s == 0x5eed) out[0] = s;  // keeps the chains live
-}
-
-// The same product without the 64-bit addend (mul.wide.u32): two register reads fewer, so a
-// rate above imad_wide's says the register file, not the multiplier, caps imad_wide.
-extern "C" __global__ void peak_imul_wide(unsigned long long* out, uint32_t iters) {
-    const uint32_t x = threadIdx.x * 2654435761u + blockIdx.x;
-    unsigned long long acc[CHAINS];
-#pragma unroll
-    for (int k = 0; k < CHAINS; k++) acc[k] = x + k;
-    for (uint32_t i = 0; i < iters; i++) {
-#pragma unroll
-        for (int k = 0; k < CHAINS; k++) {
-            const uint32_t y = (uint32_t)acc[k] ^ i;  // a dependence on the last product
-            asm volatile("mul.wide.u32 %0, %1, %2;" : "=l"(acc[k]) : "r"(x + k), "r"(y));
-        }
-    }
-    unsigned long long s = 0;
-#pragma unroll
-    for (int k = 0; k < CHAINS; k++) s ^= acc[k];
-    if (s == 0x5eed) out[0] = s;
 }
 
 extern "C" __global__ void peak_imad(unsigned long long* out, uint32_t iters) {
@@ -173,37 +152,38 @@ extern "C" __global__ void peak_fq_inverse(const fq_t* in, fq_t* out, uint32_t i
     if ((a.v[0] ^ b.v[0]) == 0x5eed) out[t] = a;
 }
 
-// Which of the 1024 resident points lane k of thread t adds in step i (never the lane's first
-// accumulator, points[(t + k) & 1023], so the first step's x-coordinates differ).
+// Which of the mask + 1 points lane k of thread t adds in step i (never the lane's first
+// accumulator, points[(t + k) & mask], so the first step's x-coordinates differ).
 __device__ __forceinline__ uint32_t batch_point(uint64_t t, uint32_t i, uint32_t k,
-                                                uint32_t lanes) {
-    return (uint32_t)(t + 7u * (i * lanes + k) + 513u) & 1023u;
+                                                uint32_t lanes, uint32_t mask) {
+    return (uint32_t)(t + 7u * (i * lanes + k) + 513u) & mask;
 }
 
-extern "C" __global__ void batch_affine_init(const affine_t<fq_t>* points, affine_t<fq_t>* acc,
-                                             uint32_t lanes) {
+extern "C" __global__ void batch_affine_init(const affine_t<fq_t>* points, uint32_t mask,
+                                             affine_t<fq_t>* acc, uint32_t lanes) {
     const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
-    for (uint32_t k = 0; k < lanes; k++) acc[k * threads + t] = points[(t + k) & 1023];
+    for (uint32_t k = 0; k < lanes; k++) acc[k * threads + t] = points[(t + k) & mask];
 }
 
 // Affine additions in batches of `lanes` a thread sharing one inversion (Montgomery's trick):
 // a batch-affine bucket sum's arithmetic (5 products, 1 square, 1/lanes of an inversion an
 // addition) and its scratch traffic (accumulators and prefix products in global memory,
 // lane-major so each step's accesses coalesce), without the sort's bookkeeping. The added
-// points are the 1024 resident ones, as in peak_fq_madd.
-extern "C" __global__ void peak_batch_affine(const affine_t<fq_t>* points, affine_t<fq_t>* acc,
-                                             fq_t* prefix, uint32_t lanes, uint32_t iters) {
+// points are gathered from mask + 1 of them: 1024 stay in L1 as in peak_fq_madd, 2^24 do not.
+extern "C" __global__ void peak_batch_affine(const affine_t<fq_t>* points, uint32_t mask,
+                                             affine_t<fq_t>* acc, fq_t* prefix, uint32_t lanes,
+                                             uint32_t iters) {
     const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
     for (uint32_t i = 0; i < iters; i++) {
         fq_t run = fq_t::one();
         for (uint32_t k = 0; k < lanes; k++) {
-            const fq_t d = points[batch_point(t, i, k, lanes)].x - acc[k * threads + t].x;
+            const fq_t d = points[batch_point(t, i, k, lanes, mask)].x - acc[k * threads + t].x;
             prefix[k * threads + t] = run;
             run = fq_t::mul_call(run, d);
         }
         fq_t inv = field_inverse(run);
         for (uint32_t k = lanes; k-- > 0;) {
-            const affine_t<fq_t> q = load_vec(points + batch_point(t, i, k, lanes));
+            const affine_t<fq_t> q = load_vec(points + batch_point(t, i, k, lanes, mask));
             const affine_t<fq_t> a = load_vec(acc + k * threads + t);
             const fq_t d_inv = fq_t::mul_call(inv, prefix[k * threads + t]);
             inv = fq_t::mul_call(inv, q.x - a.x);
@@ -217,13 +197,13 @@ extern "C" __global__ void peak_batch_affine(const affine_t<fq_t>* points, affin
 
 // After one step of peak_batch_affine: each lane's sum against the XYZZ mixed addition of the
 // same two points (x·ZZ = X, y·ZZZ = Y); mismatches counted in errors[0].
-extern "C" __global__ void batch_affine_check(const affine_t<fq_t>* points,
+extern "C" __global__ void batch_affine_check(const affine_t<fq_t>* points, uint32_t mask,
                                               const affine_t<fq_t>* acc, uint32_t lanes,
                                               unsigned long long* errors) {
     const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
     for (uint32_t k = 0; k < lanes; k++) {
-        xyzz_t<fq_t> r = xyzz_t<fq_t>::from_affine(points[(t + k) & 1023]);
-        r.add_affine(points[batch_point(t, 0, k, lanes)], false);
+        xyzz_t<fq_t> r = xyzz_t<fq_t>::from_affine(points[(t + k) & mask]);
+        r.add_affine(points[batch_point(t, 0, k, lanes, mask)], false);
         const affine_t<fq_t> s = acc[k * threads + t];
         if (!(s.x * r.ZZ == r.X) || !(s.y * r.ZZZ == r.Y)) atomicAdd(errors, 1ull);
     }
@@ -233,7 +213,6 @@ extern "C" __global__ void batch_affine_check(const affine_t<fq_t>* points,
 # kernel -> (operations per thread per iteration, the operation counted)
 KERNELS = {
     "peak_imad_wide": (CHAINS, "imad_wide"),
-    "peak_imul_wide": (CHAINS, "imul_wide"),
     "peak_imad": (CHAINS, "imad"),
     "peak_dfma": (CHAINS, "dfma"),
     "peak_imad_wide_dfma": (2 * CHAINS, "imad_wide+dfma"),
@@ -254,6 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--batch-lanes", default="", help="batch-affine additions a thread sharing an inversion"
+    )
+    parser.add_argument(
+        "--batch-points",
+        type=int,
+        default=10,
+        help="log2 of the points the batch-affine additions gather from (10: L1-resident)",
     )
     args = parser.parse_args(argv)
     import gpu_bench
@@ -293,8 +278,9 @@ def main(argv: list[str] | None = None) -> int:
             )
     peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
     with gpu.scope():
+        gathered = gpu_bench._tiled_case(gp, "g1", args.batch_points)[0]
         for lanes in [int(x) for x in args.batch_lanes.split(",") if x]:
-            results.append(_batch_affine(gp, module, points, lanes, args.runs, peak_madd))
+            results.append(_batch_affine(gp, module, gathered, lanes, args.runs, peak_madd))
     logs = [int(x) for x in args.msm.split(",") if x]
     for log in logs:
         results.append(_msm_phases(gp, log, args.runs, peak_madd))
@@ -330,7 +316,8 @@ def _batch_affine(
     gp: Any, module: Any, points: Any, lanes: int, runs: int, peak_madd: float
 ) -> dict[str, Any]:
     """Affine additions in batches of ``lanes`` a thread sharing one inversion, over one wave
-    of resident threads: the first step checked against the XYZZ addition, then timed."""
+    of resident threads gathering from ``points`` (a power of two of them): the first step
+    checked against the XYZZ addition, then timed."""
     import gpu_bench
 
     gpu = gp.gpu
@@ -338,26 +325,27 @@ def _batch_affine(
     kernel = module.get_function("peak_batch_affine")
     block = 128
     threads = gpu.resident_threads(kernel, block)
+    mask = np.uint32(points.shape[0] - 1)
     acc = gpu.zeros((threads * lanes * 12,), np.uint64)  # affine G1 points, 96 bytes each
     prefix = gpu.zeros((threads * lanes * 6,), np.uint64)
     errors = gpu.zeros((1,), np.uint64)
-    gpu.launch(
-        module.get_function("batch_affine_init"), threads, (points, acc, np.uint32(lanes)), block
-    )
-    gpu.launch(kernel, threads, (points, acc, prefix, np.uint32(lanes), np.uint32(1)), block)
+    init = module.get_function("batch_affine_init")
+    gpu.launch(init, threads, (points, mask, acc, np.uint32(lanes)), block)
+    gpu.launch(kernel, threads, (points, mask, acc, prefix, np.uint32(lanes), np.uint32(1)), block)
     check = module.get_function("batch_affine_check")
-    gpu.launch(check, threads, (points, acc, np.uint32(lanes), errors), block)
+    gpu.launch(check, threads, (points, mask, acc, np.uint32(lanes), errors), block)
     wrong = int(errors.get()[0])
     if wrong:
         raise SystemExit(f"batch-affine at {lanes} lanes: {wrong} sums differ from XYZZ's")
     iters = max(1, 2048 // lanes)
-    args = (points, acc, prefix, np.uint32(lanes), np.uint32(iters))
+    args = (points, mask, acc, prefix, np.uint32(lanes), np.uint32(iters))
     times, _ = gpu_bench._time(gp, lambda: gpu.launch(kernel, threads, args, block), runs)
     ms = statistics.median(times)
     rate = threads * iters * lanes / (ms / 1000.0)
     return {
         "name": f"batch_affine/{lanes}",
         "kernel": "peak_batch_affine",
+        "points": points.shape[0],
         "registers": gpu.adapter.registers(kernel),
         "blocks_per_sm": threads // block // info["multiprocessors"],
         "median_ms": round(ms, 3),
