@@ -152,17 +152,26 @@ extern "C" __global__ void peak_fq_inverse(const fq_t* in, fq_t* out, uint32_t i
     if ((a.v[0] ^ b.v[0]) == 0x5eed) out[t] = a;
 }
 
-// Which of the mask + 1 points lane k of thread t adds in step i (never the lane's first
-// accumulator, points[(t + k) & mask], so the first step's x-coordinates differ).
+// Lane k of thread t starts from points[first_point(t, k)] and adds points[batch_point(t, i, k)]
+// in step i: hashed across all mask + 1 points (a real bucket sum's gathers miss the caches),
+// and 513·(i + 1) apart modulo 2^14, gpu_bench's tile of distinct points, so the first step
+// never adds a point to itself.
+__device__ __forceinline__ uint32_t lane_hash(uint64_t t, uint32_t k) {
+    return (uint32_t)t * 2654435761u + k * 2246822519u;
+}
+__device__ __forceinline__ uint32_t first_point(uint64_t t, uint32_t k, uint32_t mask) {
+    return lane_hash(t, k) & mask;
+}
 __device__ __forceinline__ uint32_t batch_point(uint64_t t, uint32_t i, uint32_t k,
-                                                uint32_t lanes, uint32_t mask) {
-    return (uint32_t)(t + 7u * (i * lanes + k) + 513u) & mask;
+                                                uint32_t mask) {
+    const uint32_t h = lane_hash(t, k);
+    return (h + (i + 1) * (((h >> 7) << 14) + 513u)) & mask;
 }
 
 extern "C" __global__ void batch_affine_init(const affine_t<fq_t>* points, uint32_t mask,
                                              affine_t<fq_t>* acc, uint32_t lanes) {
     const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
-    for (uint32_t k = 0; k < lanes; k++) acc[k * threads + t] = points[(t + k) & mask];
+    for (uint32_t k = 0; k < lanes; k++) acc[k * threads + t] = points[first_point(t, k, mask)];
 }
 
 // Affine additions in batches of `lanes` a thread sharing one inversion (Montgomery's trick):
@@ -177,13 +186,13 @@ extern "C" __global__ void peak_batch_affine(const affine_t<fq_t>* points, uint3
     for (uint32_t i = 0; i < iters; i++) {
         fq_t run = fq_t::one();
         for (uint32_t k = 0; k < lanes; k++) {
-            const fq_t d = points[batch_point(t, i, k, lanes, mask)].x - acc[k * threads + t].x;
+            const fq_t d = points[batch_point(t, i, k, mask)].x - acc[k * threads + t].x;
             prefix[k * threads + t] = run;
             run = fq_t::mul_call(run, d);
         }
         fq_t inv = field_inverse(run);
         for (uint32_t k = lanes; k-- > 0;) {
-            const affine_t<fq_t> q = load_vec(points + batch_point(t, i, k, lanes, mask));
+            const affine_t<fq_t> q = load_vec(points + batch_point(t, i, k, mask));
             const affine_t<fq_t> a = load_vec(acc + k * threads + t);
             const fq_t d_inv = fq_t::mul_call(inv, prefix[k * threads + t]);
             inv = fq_t::mul_call(inv, q.x - a.x);
@@ -202,8 +211,8 @@ extern "C" __global__ void batch_affine_check(const affine_t<fq_t>* points, uint
                                               unsigned long long* errors) {
     const uint64_t t = global_thread(), threads = (uint64_t)gridDim.x * blockDim.x;
     for (uint32_t k = 0; k < lanes; k++) {
-        xyzz_t<fq_t> r = xyzz_t<fq_t>::from_affine(points[(t + k) & mask]);
-        r.add_affine(points[batch_point(t, 0, k, lanes, mask)], false);
+        xyzz_t<fq_t> r = xyzz_t<fq_t>::from_affine(points[first_point(t, k, mask)]);
+        r.add_affine(points[batch_point(t, 0, k, mask)], false);
         const affine_t<fq_t> s = acc[k * threads + t];
         if (!(s.x * r.ZZ == r.X) || !(s.y * r.ZZZ == r.Y)) atomicAdd(errors, 1ull);
     }
