@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     gp = gpu_bench.gpu_plugin("cupy")
     gpu = gp.gpu
     info = gpu.adapter.describe()
-    sms, clock_hz = info["multiprocessors"], info["clock_mhz"] * 1e6
+    sms = info["multiprocessors"]
     module = gpu.adapter.compile(kernels.assemble("msm/msm.cu") + SOURCE, kernels.COMPILE_OPTIONS)
     results = []
     with gpu.scope():
@@ -273,23 +273,15 @@ def main(argv: list[str] | None = None) -> int:
             launch = lambda k=kernel, t=threads, b=block, a=kargs: gpu.launch(k, t, a, b)  # noqa: E731
             times, _ = gpu_bench._time(gp, launch, args.runs)
             ms = statistics.median(times)
-            rate = threads * iters * per_iter / (ms / 1000.0)
-            results.append(
-                {
-                    "name": what,
-                    "kernel": name,
-                    "registers": gpu.adapter.registers(kernel),
-                    "blocks_per_sm": per_sm,
-                    "median_ms": round(ms, 3),
-                    "ops_per_s": rate,
-                    "per_sm_per_clock": rate / sms / clock_hz,
-                }
-            )
+            entry = _rate(gpu, what, name, kernel, per_sm, ms, threads * iters * per_iter)
+            results.append(entry)
     peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
-    with gpu.scope():
-        gathered = gpu_bench._tiled_case(gp, "g1", args.batch_points)[0]
-        for lanes in [int(x) for x in args.batch_lanes.split(",") if x]:
-            results.append(_batch_affine(gp, module, gathered, lanes, args.runs, peak_madd))
+    batch_lanes = [int(x) for x in args.batch_lanes.split(",") if x]
+    if batch_lanes:
+        with gpu.scope():
+            gathered = gpu_bench._tiled_case(gp, "g1", args.batch_points)[0]
+            for lanes in batch_lanes:
+                results.append(_batch_affine(gp, module, gathered, lanes, args.runs, peak_madd))
     logs = [int(x) for x in args.msm.split(",") if x]
     for log in logs:
         results.append(_msm_phases(gp, log, args.runs, peak_madd))
@@ -330,7 +322,6 @@ def _batch_affine(
     import gpu_bench
 
     gpu = gp.gpu
-    info = gpu.adapter.describe()
     kernel = module.get_function("peak_batch_affine")
     block = 128
     threads = gpu.resident_threads(kernel, block)
@@ -350,19 +341,40 @@ def _batch_affine(
     args = (points, mask, acc, prefix, np.uint32(lanes), np.uint32(iters))
     times, _ = gpu_bench._time(gp, lambda: gpu.launch(kernel, threads, args, block), runs)
     ms = statistics.median(times)
-    rate = threads * iters * lanes / (ms / 1000.0)
+    per_sm = threads // block // gpu.adapter.describe()["multiprocessors"]
+    entry = _rate(
+        gpu,
+        f"batch_affine/{lanes}",
+        "peak_batch_affine",
+        kernel,
+        per_sm,
+        ms,
+        threads * iters * lanes,
+    )
+    entry.update(
+        points=points.shape[0],
+        vs_fq_madd=entry["ops_per_s"] / peak_madd,
+        scratch_bytes=threads * lanes * 144,
+        checked_sums=threads * lanes,
+    )
+    return entry
+
+
+def _rate(
+    gpu: Any, what: str, name: str, kernel: Any, blocks_per_sm: int, ms: float, ops: int
+) -> dict[str, Any]:
+    """A peak kernel's entry: ``ops`` operations in ``ms`` milliseconds, a second and a clock
+    an SM (at the reported clock)."""
+    info = gpu.adapter.describe()
+    rate = ops / (ms / 1000.0)
     return {
-        "name": f"batch_affine/{lanes}",
-        "kernel": "peak_batch_affine",
-        "points": points.shape[0],
+        "name": what,
+        "kernel": name,
         "registers": gpu.adapter.registers(kernel),
-        "blocks_per_sm": threads // block // info["multiprocessors"],
+        "blocks_per_sm": blocks_per_sm,
         "median_ms": round(ms, 3),
         "ops_per_s": rate,
         "per_sm_per_clock": rate / info["multiprocessors"] / (info["clock_mhz"] * 1e6),
-        "vs_fq_madd": rate / peak_madd,
-        "scratch_bytes": threads * lanes * 144,
-        "checked_sums": threads * lanes,
     }
 
 
