@@ -8,6 +8,7 @@ import random
 import threading
 import weakref
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -162,6 +163,21 @@ def test_resident_threads_follow_registers_and_thread_limits(
 ):
     gpu = Gpu(_Occupancy(registers, threads_per_sm))
     assert gpu.resident_threads(object(), block) == 132 * blocks_per_sm * block
+
+
+def test_resident_threads_are_read_from_each_kernel_not_remembered_by_its_id():
+    """A kernel compiled for one measurement and freed can leave its id to the next one
+    (pipe_peak's fq_inverse once got fq_mul's count this way)."""
+
+    class Registers(_Occupancy):
+        def registers(self, function: object) -> int:
+            return function.registers  # type: ignore[attr-defined]
+
+    gpu = Gpu(Registers(0, 2048))
+    kernel = SimpleNamespace(registers=104)
+    assert gpu.resident_threads(kernel, 128) == 132 * 4 * 128
+    kernel.registers = 72  # the same object, as a reused id would look
+    assert gpu.resident_threads(kernel, 128) == 132 * 7 * 128
 
 
 @pytest.mark.parametrize("log_n", range(1, 33))

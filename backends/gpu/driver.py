@@ -118,7 +118,6 @@ class Gpu:
         """Tuning macros per kernel file (``{"msm/msm.cu": {"NAME": 1}}``), for A/B runs."""
         self._availability: tuple[bool, str] | None = None
         self._caches: dict[str, weakref.WeakKeyDictionary] = {}
-        self._resident: dict[tuple[int, int], int] = {}
         self._device_info: dict[str, Any] | None = None
 
     def availability(self) -> tuple[bool, str]:
@@ -211,17 +210,13 @@ class Gpu:
     def resident_threads(self, function: Any, block: int) -> int:
         """How many threads of ``function``, launched in blocks of ``block``, the whole device
         holds at once, as registers and the per-multiprocessor thread limit allow."""
-        key = (id(function), block)
-        found = self._resident.get(key)
-        if found is None:
-            info = self._info()
-            # Registers go to warps in units of 256 from each of the 4 schedulers' quarter.
-            per_warp = -(-max(1, self.adapter.registers(function)) * 32 // 256) * 256
-            warps = 4 * (info["registers_per_multiprocessor"] // 4 // per_warp)
-            warps = min(warps, info["threads_per_multiprocessor"] // 32)
-            blocks = max(1, warps // -(-block // 32))
-            found = self._resident[key] = info["multiprocessors"] * blocks * block
-        return found
+        info = self._info()
+        # Registers go to warps in units of 256 from each of the 4 schedulers' quarter.
+        per_warp = -(-max(1, self.adapter.registers(function)) * 32 // 256) * 256
+        warps = 4 * (info["registers_per_multiprocessor"] // 4 // per_warp)
+        warps = min(warps, info["threads_per_multiprocessor"] // 32)
+        blocks = max(1, warps // -(-block // 32))
+        return int(info["multiprocessors"] * blocks * block)
 
     def l2_bytes(self) -> int:
         """The device's L2 cache size in bytes."""
