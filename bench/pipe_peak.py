@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             launch = lambda k=kernel, t=threads, b=block, a=kargs: gpu.launch(k, t, a, b)  # noqa: E731
             times, _ = gpu_bench._time(gp, launch, args.runs)
             ms = statistics.median(times)
-            entry = _rate(gpu, what, name, kernel, per_sm, ms, threads * iters * per_iter)
+            entry = _rate(gpu, info, what, name, kernel, per_sm, ms, threads * iters * per_iter)
             results.append(entry)
     peak_madd = next(r["ops_per_s"] for r in results if r["name"] == "fq_madd")
     batch_lanes = [int(x) for x in args.batch_lanes.split(",") if x]
@@ -281,7 +281,9 @@ def main(argv: list[str] | None = None) -> int:
         with gpu.scope():
             gathered = gpu_bench._tiled_case(gp, "g1", args.batch_points)[0]
             for lanes in batch_lanes:
-                results.append(_batch_affine(gp, module, gathered, lanes, args.runs, peak_madd))
+                results.append(
+                    _batch_affine(gp, info, module, gathered, lanes, args.runs, peak_madd)
+                )
     logs = [int(x) for x in args.msm.split(",") if x]
     for log in logs:
         results.append(_msm_phases(gp, log, args.runs, peak_madd))
@@ -314,7 +316,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _batch_affine(
-    gp: Any, module: Any, points: Any, lanes: int, runs: int, peak_madd: float
+    gp: Any,
+    info: dict[str, Any],
+    module: Any,
+    points: Any,
+    lanes: int,
+    runs: int,
+    peak_madd: float,
 ) -> dict[str, Any]:
     """Affine additions in batches of ``lanes`` a thread sharing one inversion, over one wave
     of resident threads gathering from ``points`` (a power of two of them): the first step
@@ -341,9 +349,10 @@ def _batch_affine(
     args = (points, mask, acc, prefix, np.uint32(lanes), np.uint32(iters))
     times, _ = gpu_bench._time(gp, lambda: gpu.launch(kernel, threads, args, block), runs)
     ms = statistics.median(times)
-    per_sm = threads // block // gpu.adapter.describe()["multiprocessors"]
+    per_sm = threads // block // info["multiprocessors"]
     entry = _rate(
         gpu,
+        info,
         f"batch_affine/{lanes}",
         "peak_batch_affine",
         kernel,
@@ -361,11 +370,17 @@ def _batch_affine(
 
 
 def _rate(
-    gpu: Any, what: str, name: str, kernel: Any, blocks_per_sm: int, ms: float, ops: int
+    gpu: Any,
+    info: dict[str, Any],
+    what: str,
+    name: str,
+    kernel: Any,
+    blocks_per_sm: int,
+    ms: float,
+    ops: int,
 ) -> dict[str, Any]:
     """A peak kernel's entry: ``ops`` operations in ``ms`` milliseconds, a second and a clock
-    an SM (at the reported clock)."""
-    info = gpu.adapter.describe()
+    an SM (at the clock ``info``, the adapter's description, reports)."""
     rate = ops / (ms / 1000.0)
     return {
         "name": what,
