@@ -552,6 +552,36 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
     assert work.queued == 1 and small.result() == 1
 
 
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, monkeypatch):
+    """msm.BATCH_LANES on (its size floor lowered): an MSM over bases with known logarithms,
+    repeated ones (doublings in a lane), negated ones (P + (−P)) and infinity, with scalars 0,
+    1 and r − 1 among random ones, sums to Σ kᵢ·logᵢ·G."""
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    ctx = BackendContext(name, load_profile("h200", {"backend": name}))
+    rng = random.Random(f"batch:{group}")
+    n = 1 << 12
+    logs = [rng.randrange(1, FR_MODULUS) for _ in range(n // 2)]
+    logs += logs[: n // 4] + [FR_MODULUS - x for x in logs[: n // 4 - 3]] + [0, 0, 0]
+    ks = [0, 1, FR_MODULUS - 1] + [rng.randrange(FR_MODULUS) for _ in range(n - 3)]
+    fixed, msm_hook, generator = {
+        "g1": (plugin.cuzk_fixed_base_g1, plugin.cuzk_msm_g1, G1_GENERATOR),
+        "g2": (plugin.cuzk_fixed_base_g2, plugin.cuzk_msm_g2, G2_GENERATOR),
+    }[group]
+    bases = fixed(ctx, generator, ints_to_limbs(logs, 4))
+    monkeypatch.setattr(msm, "BATCH_LANES", 16)
+    monkeypatch.setattr(msm, "BATCH_MIN_ENTRIES", 0)
+    total = msm_hook(ctx, bases, ints_to_limbs(ks, 4), None, "t")
+    expected = sum(k * x for k, x in zip(ks, logs, strict=True)) % FR_MODULUS
+    want = fixed(ctx, generator, ints_to_limbs([expected], 4))
+    assert np.array_equal(total.coords, want.coords)
+    assert np.array_equal(total.infinity, want.infinity)
+
+
 def test_window_tables_hold_the_windows_the_core_counts():
     """The daemon's residency counts a table's windows as the core's TableBits.windows says;
     the kernels build msm.table_windows of them."""

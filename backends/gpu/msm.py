@@ -54,6 +54,13 @@ one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 2
 17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
 REDUCE_SEGMENT = 8
 """Segment length of the later, latency-bound passes: more passes, each with shorter chains."""
+BATCH_LANES = 0
+"""Runs a thread of the batch-affine first pass (msm_sum_batch_affine_*) carries, sharing one
+inversion a step; 0 keeps the XYZZ pass. pipe_peak's ceiling (bench/NOTES.md, round 15): 1.33×
+the XYZZ addition at 1024 lanes, below it at 128. Not yet measured in an MSM: 0 until it is."""
+BATCH_MIN_ENTRIES = 1 << 26
+"""Fewest entries the batch-affine pass takes: below, a thread's run is too short to share an
+inversion over BATCH_LANES lanes of several entries each."""
 
 
 class Group(NamedTuple):
@@ -219,16 +226,30 @@ def _bucket_sums(
     """
     if total == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
-    kernel = _kernel(gpu, f"msm_sum_affine_{group.name}")
-    range_len = max(MIN_RANGE, -(-total // _range_threads(gpu, group)))
+    lanes = BATCH_LANES if total >= BATCH_MIN_ENTRIES else 0
+    if lanes:
+        kernel = _kernel(gpu, f"msm_sum_batch_affine_{group.name}")
+        threads = gpu.resident_threads(kernel, 128)
+        range_len = -(-total // (threads * lanes))
+    else:
+        kernel = _kernel(gpu, f"msm_sum_affine_{group.name}")
+        range_len = max(MIN_RANGE, -(-total // _range_threads(gpu, group)))
     slots = gpu.empty((groups + 1,), np.uint32)
     gpu.clear(slots[:1])
     counts = _kernel(gpu, "msm_range_slot_counts")
     gpu.launch(counts, groups, (offsets, _u32(groups), _u32(range_len), slots[1:]))
     scan.inclusive_sum(gpu, slots[1:], slots[1:])
     partials = gpu.empty((int(slots[-1].get()), group.xyzz_words), np.uint32)
-    args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len), partials)
-    gpu.launch(kernel, -(-total // range_len), args, block=128)
+    args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len))
+    if lanes:  # each lane's running sum, its group and the step's prefix product
+        sums = gpu.empty((threads * lanes, group.affine_words), np.uint32)
+        sum_groups = gpu.empty((threads * lanes,), np.uint32)
+        prefix = gpu.empty((threads * lanes, group.affine_words // 2), np.uint32)
+        batch = (_u32(lanes), sums, sum_groups, prefix, partials)
+        gpu.launch(kernel, threads, (*args, *batch), block=128)
+        del sums, sum_groups, prefix
+    else:
+        gpu.launch(kernel, -(-total // range_len), (*args, partials), block=128)
     if overlap_host_work:  # the MSM's longest kernel: the proof's Python runs meanwhile
         gpu.overlap_host_work()
     # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges.
@@ -315,7 +336,13 @@ def _bucket_workspace(
     entries = n * windows
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
-    return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + (64 << 20)
+    batch = 0
+    if BATCH_LANES and entries >= BATCH_MIN_ENTRIES:  # its lanes' partials and scratch
+        # Its kernel holds fewer registers than the XYZZ pass's: at most twice its threads.
+        lanes = 2 * threads * BATCH_LANES
+        partial_bound = lanes + groups
+        batch = lanes * (4 + 6 * group.affine_words)  # a running sum, a group, a prefix
+    return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + batch + (64 << 20)
 
 
 def pippenger(

@@ -3,6 +3,7 @@
 // bases to Montgomery form and the window tables of a resident key's bases.
 #include "../ff/bls12_381.cuh"
 #include "../ff/fp2.cuh"
+#include "batch_affine.cuh"
 #include "pippenger.cuh"
 
 typedef fp2_t<fq_t> fq2_t;
@@ -94,6 +95,14 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
         const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, xyzz_t<F>* out) {     \
         sum_affine_ranges<F>(bases, entries, group_offsets, seg_offsets, groups, range_len, out); \
+    }                                                                                           \
+    extern "C" __global__ void msm_sum_batch_affine_##G(                                        \
+        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
+        const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,      \
+        affine_t<F>* sums, uint32_t* sum_groups, F* prefix, xyzz_t<F>* out) {                  \
+        sum_batch_affine_ranges<F>(global_thread(), (uint64_t)gridDim.x * blockDim.x, lanes,    \
+                                   bases, entries, group_offsets, seg_offsets, groups,          \
+                                   range_len, {sums, sum_groups, prefix}, out);                 \
     }                                                                                           \
     extern "C" __global__ void msm_sum_xyzz_##G(                                                \
         const xyzz_t<F>* points, const uint32_t* index, const uint32_t* group_offsets,         \

@@ -23,9 +23,8 @@
 #include "../common_mem.cuh"
 #include "../ec/xyzz.cuh"
 #include "../ff/scalar_window.cuh"
+#include "groups.cuh"
 #include "window_table.cuh"
-
-#define MSM_SIGN_BIT 0x80000000u
 
 // Call visit(window, magnitude, negative) for every nonzero digit of scalar i in windows
 // [first, last). Signed digits lie in (−2^(c−1), 2^(c−1)]: a digit above 2^(c−1) becomes
@@ -47,21 +46,6 @@ __device__ __forceinline__ void for_each_digit(const uint32_t* scalars, uint64_t
         const uint32_t mag = neg ? full - d : d;
         if (mag != 0 && w >= first) visit(w, mag, neg);
     }
-}
-
-// The group g that item s (a segment, or an entry) belongs to: the last g, offsets[g] <= s.
-__device__ __forceinline__ uint32_t segment_group(const uint32_t* offsets, uint32_t groups,
-                                                  uint32_t s) {
-    uint32_t lo = 0, hi = groups;
-    while (hi - lo > 1) {
-        const uint32_t mid = (lo + hi) >> 1;
-        if (offsets[mid] <= s) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
 }
 
 // Segment s's entry range [begin, end) within its group.

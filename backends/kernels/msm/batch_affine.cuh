@@ -1,0 +1,134 @@
+// The bucket sums' first pass in affine coordinates: each thread carries `lanes` runs of the
+// sorted entries at once and adds one entry to every run a step, all the step's denominators
+// sharing one inversion (Montgomery's trick). An affine addition is 5 products and a square
+// where the XYZZ mixed addition is 8 and 2; with ~1024 lanes the inversion is ~0.6 products an
+// addition (bench/pipe_peak.py --batch-lanes: 1.33× the XYZZ addition's rate on the H200,
+// bench/NOTES.md round 15). Host-callable (CUZK_HD), so tests/conformance/batch_affine_host.cpp
+// runs this very code against cuzk_core's sums.
+//
+// Lane k of thread t owns the virtual range v = k·threads + t of range_len entries, the same
+// ranges, slots and partials as sum_affine_ranges (pippenger.cuh) with v in place of t, so
+// msm_range_slot_counts sizes them and the XYZZ passes that follow are unchanged.
+#pragma once
+
+#include "../common_mem.cuh"
+#include "../ec/xyzz.cuh"
+#include "../ff/inverse.cuh"
+#include "groups.cuh"
+
+// What a lane does in a step, decided alike on the way up (denominators) and down (sums).
+enum lane_step : uint32_t {
+    LANE_IDLE,    // past its range, or the point is infinity
+    LANE_COPY,    // the running sum is infinity: it becomes the point
+    LANE_CANCEL,  // the point is minus the running sum: infinity
+    LANE_ADD,     // λ = (y_P − y_A)/(x_P − x_A)
+    LANE_DOUBLE,  // the point is the running sum: λ = 3x²/(2y)
+};
+
+// A lane's per-thread scratch, lane-major (lane k of thread t at k·threads + t) so a step's
+// accesses coalesce: the running sum (infinity as (0, 0)), its group, and the product of the
+// step's earlier denominators.
+template <class F>
+struct batch_scratch {
+    affine_t<F>* sum;
+    uint32_t* group;
+    F* prefix;
+};
+
+template <class F>
+CUZK_HD lane_step classify(const affine_t<F>& sum, const affine_t<F>& point) {
+    if (point.is_inf()) return LANE_IDLE;
+    if (sum.is_inf()) return LANE_COPY;
+    if (!(sum.x == point.x)) return LANE_ADD;
+    return sum.y == point.y ? LANE_DOUBLE : LANE_CANCEL;
+}
+
+template <class F>
+CUZK_HD F denominator(lane_step step, const affine_t<F>& sum, const affine_t<F>& point) {
+    return step == LANE_DOUBLE ? sum.y.dbl() : point.x - sum.x;
+}
+
+// Entry e's point, negated when its digit was.
+template <class F>
+CUZK_HD affine_t<F> entry_point(const affine_t<F>* bases, const uint32_t* entries, uint32_t e) {
+    const uint32_t entry = entries[e];
+    affine_t<F> p = load_vec(bases + (entry & ~MSM_SIGN_BIT));
+    if ((entry & MSM_SIGN_BIT) != 0 && !p.is_inf()) p.y = -p.y;
+    return p;
+}
+
+// Thread t's `lanes` ranges over entries [0, group_offsets[groups]): each group's partial sums
+// into out (XYZZ, as sum_affine_ranges writes them), slot seg_offsets[g] + v − group_offsets[g]
+// / range_len for lane v's part of group g.
+template <class F>
+CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lanes,
+                                     const affine_t<F>* bases, const uint32_t* entries,
+                                     const uint32_t* group_offsets, const uint32_t* seg_offsets,
+                                     uint32_t groups, uint32_t range_len, batch_scratch<F> scratch,
+                                     xyzz_t<F>* out) {
+    const uint32_t total = group_offsets[groups];
+    const affine_t<F> inf = {F::zero(), F::zero()};
+    auto flush = [&](uint64_t v, uint32_t g, const affine_t<F>& sum) {
+        const uint64_t slot = seg_offsets[g] + v - group_offsets[g] / range_len;
+        store_vec(out + slot, xyzz_t<F>::from_affine(sum));
+    };
+    for (uint32_t s = 0; s < range_len; s++) {
+        // Up: flush the sums whose group ended, and the product of the denominators.
+        F run = F::one();
+        for (uint32_t k = 0; k < lanes; k++) {
+            const uint64_t v = k * threads + t, at = k * threads + t;
+            const uint64_t e = v * range_len + s;
+            if (e >= total) continue;
+            uint32_t g;
+            affine_t<F> sum = inf;
+            if (s == 0) {
+                g = segment_group(group_offsets, groups, (uint32_t)e);
+                store_vec(scratch.sum + at, inf);
+            } else {
+                g = scratch.group[at];
+                sum = load_vec(scratch.sum + at);
+                if (e == group_offsets[g + 1]) {
+                    flush(v, g, sum);
+                    do {  // skip empty groups
+                        g++;
+                    } while (group_offsets[g + 1] <= e);
+                    sum = inf;
+                    store_vec(scratch.sum + at, inf);
+                }
+            }
+            scratch.group[at] = g;
+            const affine_t<F> point = entry_point(bases, entries, (uint32_t)e);
+            const lane_step step = classify(sum, point);
+            store_vec(scratch.prefix + at, run);
+            if (step >= LANE_ADD) run = pmul(run, denominator(step, sum, point));
+        }
+        // Down: each lane's 1/denominator from the running inverse, then its sum.
+        F inverse = field_inverse(run);
+        for (uint32_t k = lanes; k-- > 0;) {
+            const uint64_t v = k * threads + t, at = k * threads + t;
+            const uint64_t e = v * range_len + s;
+            if (e >= total) continue;
+            const affine_t<F> sum = load_vec(scratch.sum + at);
+            const affine_t<F> point = entry_point(bases, entries, (uint32_t)e);
+            const lane_step step = classify(sum, point);
+            affine_t<F> next = sum;
+            if (step == LANE_COPY) next = point;
+            if (step == LANE_CANCEL) next = inf;
+            if (step >= LANE_ADD) {
+                const F d_inv = pmul(inverse, load_vec(scratch.prefix + at));
+                inverse = pmul(inverse, denominator(step, sum, point));
+                const F rise = step == LANE_DOUBLE ? psqr(sum.x) : point.y - sum.y;
+                const F scaled = step == LANE_DOUBLE ? rise.dbl() + rise : rise;
+                const F lambda = pmul(scaled, d_inv);
+                const F x3 = psqr(lambda) - sum.x - point.x;
+                next = {x3, pmul(lambda, sum.x - x3) - sum.y};
+            }
+            store_vec(scratch.sum + at, next);
+        }
+    }
+    for (uint32_t k = 0; k < lanes; k++) {  // each lane's last partial
+        const uint64_t v = k * threads + t, at = k * threads + t;
+        if (v * range_len >= total) continue;
+        flush(v, scratch.group[at], load_vec(scratch.sum + at));
+    }
+}

@@ -1,0 +1,53 @@
+// Host build of msm/batch_affine.cuh (the very device code, carry chains emulated by
+// common.cuh), driven by test_batch_affine_kernel.py. stdin, all numbers hex: the group (g1 or
+// g2); threads, lanes, range_len, groups, the base count and the entry count; each base's
+// affine words (Montgomery form, zero for infinity); the entries (point index, sign in bit 31);
+// the groups' entry offsets and slot offsets (groups + 1 each). stdout: a line per slot, its
+// XYZZ words in Montgomery form.
+#include <cstring>
+#include <iostream>
+#include <vector>
+
+#include "ff/bls12_381.cuh"
+#include "ff/fp2.cuh"
+#include "group_main.h"
+#include "msm/batch_affine.cuh"
+
+typedef fp2_t<fq_t> fq2_t;
+
+template <class T>
+static std::vector<T> read_words(std::istream& in, size_t count) {
+    std::vector<uint32_t> words(count * (sizeof(T) / 4));
+    for (auto& w : words) in >> w;
+    std::vector<T> out(count);
+    std::memcpy(out.data(), words.data(), words.size() * 4);
+    return out;
+}
+
+template <class F>
+static void run(std::istream& in) {
+    uint32_t threads, lanes, range_len, groups, n, count;
+    in >> threads >> lanes >> range_len >> groups >> n >> count;
+    const std::vector<affine_t<F>> bases = read_words<affine_t<F>>(in, n);
+    const std::vector<uint32_t> entries = read_words<uint32_t>(in, count);
+    const std::vector<uint32_t> offsets = read_words<uint32_t>(in, groups + 1);
+    const std::vector<uint32_t> slots = read_words<uint32_t>(in, groups + 1);
+    const size_t scratch = size_t(threads) * lanes;
+    std::vector<affine_t<F>> sum(scratch);
+    std::vector<uint32_t> group(scratch);
+    std::vector<F> prefix(scratch);
+    std::vector<xyzz_t<F>> out(slots[groups]);
+    for (uint32_t t = 0; t < threads; t++) {
+        sum_batch_affine_ranges<F>(t, threads, lanes, bases.data(), entries.data(), offsets.data(),
+                                   slots.data(), groups, range_len,
+                                   {sum.data(), group.data(), prefix.data()}, out.data());
+    }
+    const size_t words = sizeof(xyzz_t<F>) / 4;
+    for (const xyzz_t<F>& p : out) {
+        const uint32_t* w = reinterpret_cast<const uint32_t*>(&p);
+        for (size_t j = 0; j < words; j++) std::cout << (j ? " " : "") << w[j];
+        std::cout << "\n";
+    }
+}
+
+CUZK_GROUP_MAIN(run)

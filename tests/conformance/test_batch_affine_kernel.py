@@ -1,0 +1,132 @@
+"""msm/batch_affine.cuh's device code built for the host with g++: the bucket sums' first pass
+with `lanes` runs a thread sharing one inversion a step, against the core's own sums, in G1 and
+G2, without a GPU.
+
+Every group's partials (the slots msm_range_slot_counts would size) must add up to the sum of
+its entries' points, signs applied, with the edges a bucket meets: infinity bases, a point added
+to itself (doubling), a point and its negation (infinity), empty and one-entry groups, groups
+spanning many lanes and lanes spanning many groups.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from host_build import build_harness
+
+from cuzk_core.conformance.inputs import GROUPS, random_points
+from cuzk_core.field.constants import FQ_MODULUS
+
+HARNESS = Path(__file__).with_name("batch_affine_host.cpp")
+Q = FQ_MODULUS
+R_INV = pow(1 << 384, -1, Q)
+SIGN = 1 << 31
+
+
+def _words(values: list[int]) -> str:
+    """Fq elements as the device holds them: x·2^384 mod q, twelve 32-bit words each."""
+    data = b"".join(((x << 384) % Q).to_bytes(48, "little") for x in values)
+    return " ".join(f"{w:x}" for w in np.frombuffer(data, dtype="<u4"))
+
+
+def _flat(group: str, point) -> list[int]:
+    """An affine point's coordinates in the device's order ((0, 0) for infinity)."""
+    if point is None:
+        return [0] * (2 if group == "g1" else 4)
+    if group == "g1":
+        return list(point)
+    (x0, x1), (y0, y1) = point
+    return [x0, x1, y0, y1]
+
+
+def _elements(line: str) -> list[int]:
+    words = np.array([int(w, 16) for w in line.split()], dtype="<u4")
+    return [int.from_bytes(e.tobytes(), "little") * R_INV % Q for e in words.reshape(-1, 12)]
+
+
+def _xyzz_affine(group: str, coords: list[int]):
+    """An XYZZ partial (X, Y, ZZ, ZZZ) as an affine point of cuzk_core, None for infinity."""
+    if group == "g1":
+        x, y, zz, zzz = coords
+        if zz == 0:
+            return None
+        return (x * pow(zz, -1, Q) % Q, y * pow(zzz, -1, Q) % Q)
+    from cuzk_core.field.tower import fq2_inv, fq2_mul
+
+    x, y, zz, zzz = (tuple(coords[i : i + 2]) for i in range(0, 8, 2))
+    if zz == (0, 0):
+        return None
+    return (fq2_mul(x, fq2_inv(zz)), fq2_mul(y, fq2_inv(zzz)))
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    """``run(group, threads, lanes, bases, groups_of_entries)`` → each group's sum (affine)."""
+    program = build_harness(HARNESS, tmp_path_factory.mktemp("batch_affine"), "-O2")
+
+    def run(group: str, threads: int, lanes: int, bases: list, buckets: list[list[int]]):
+        entries = [e for bucket in buckets for e in bucket]
+        offsets = np.cumsum([0] + [len(b) for b in buckets]).tolist()
+        range_len = max(1, -(-len(entries) // (threads * lanes)))
+        counts = [
+            0 if end == begin else (end - 1) // range_len - begin // range_len + 1
+            for begin, end in itertools.pairwise(offsets)
+        ]
+        slots = np.cumsum([0, *counts]).tolist()
+        head = [len(buckets), len(bases), len(entries)]
+        lines = [group, " ".join(f"{v:x}" for v in [threads, lanes, range_len, *head])]
+        lines += [_words(_flat(group, p)) for p in bases]
+        lines.append(" ".join(f"{v:x}" for v in [*entries, *offsets, *slots]) or "")
+        partials = [_xyzz_affine(group, _elements(line)) for line in program(lines).splitlines()]
+        assert len(partials) == slots[-1]
+        ops = GROUPS[group][0]
+        sums = []
+        for g in range(len(buckets)):
+            total = ops.infinity
+            for p in partials[slots[g] : slots[g + 1]]:
+                if p is not None:
+                    total = ops.add_affine(total, p)
+            sums.append(ops.batch_to_affine([total])[0])
+        return sums
+
+    return run
+
+
+def _expected(group: str, bases: list, bucket: list[int]):
+    ops = GROUPS[group][0]
+    total = ops.infinity
+    for entry in bucket:
+        point = bases[entry & ~SIGN]
+        if point is None:
+            continue
+        total = ops.add_affine(total, ops.neg_affine(point) if entry & SIGN else point)
+    return ops.batch_to_affine([total])[0]
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+@pytest.mark.parametrize(("threads", "lanes"), [(1, 1), (2, 3), (3, 8), (5, 16)])
+def test_partials_add_up_to_each_buckets_sum(harness, group, threads, lanes):
+    rng = random.Random(f"{group}:{threads}:{lanes}")
+    bases = [*random_points(group, rng, 12), None]  # the last base is infinity
+    p = 0
+    buckets = [
+        [],  # empty
+        [3],  # one entry
+        [p, p],  # doubling
+        [p, p | SIGN],  # P + (−P)
+        [p, p | SIGN, p, 5, 5],  # infinity mid-run, then a doubling
+        [12, 12 | SIGN],  # only infinity
+        [],
+        [12, 4, 12, 4 | SIGN, 7],  # infinity around a cancellation
+    ]
+    buckets += [
+        [rng.randrange(13) | (SIGN if rng.random() < 0.5 else 0) for _ in range(rng.choice(sizes))]
+        for sizes in [(0, 1, 2, 3, 9, 40)] * 12
+    ]
+    sums = harness(group, threads, lanes, bases, buckets)
+    for g, bucket in enumerate(buckets):
+        assert sums[g] == _expected(group, bases, bucket), f"bucket {g}: {bucket}"
