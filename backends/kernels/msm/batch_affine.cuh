@@ -6,9 +6,11 @@
 // bench/NOTES.md round 15). Host-callable (CUZK_HD), so tests/conformance/batch_affine_host.cpp
 // runs this very code against cuzk_core's sums.
 //
-// Lane k of thread t owns the virtual range v = k·threads + t of range_len entries, the same
+// Lane k of thread t owns the virtual range v = t·lanes + k of range_len entries, the same
 // ranges, slots and partials as sum_affine_ranges (pippenger.cuh) with v in place of t, so
-// msm_range_slot_counts sizes them and the XYZZ passes that follow are unchanged.
+// msm_range_slot_counts sizes them and the XYZZ passes that follow are unchanged. A thread's
+// lanes are consecutive ranges, so one binary search finds the first lane's group and the
+// others walk on from it. Scratch is lane-major (k·threads + t) so a step's accesses coalesce.
 #pragma once
 
 #include "../common_mem.cuh"
@@ -25,9 +27,8 @@ enum lane_step : uint32_t {
     LANE_DOUBLE,  // the point is the running sum: λ = 3x²/(2y)
 };
 
-// A lane's per-thread scratch, lane-major (lane k of thread t at k·threads + t) so a step's
-// accesses coalesce: the running sum (infinity as (0, 0)), its group, and the product of the
-// step's earlier denominators.
+// A lane's scratch, lane k of thread t at k·threads + t: the running sum (infinity as (0, 0)),
+// its group, and the product of the step's earlier denominators.
 template <class F>
 struct batch_scratch {
     affine_t<F>* sum;
@@ -75,14 +76,20 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
     for (uint32_t s = 0; s < range_len; s++) {
         // Up: flush the sums whose group ended, and the product of the denominators.
         F run = F::one();
+        uint32_t first = 0;  // at s = 0, the group of the previous lane's first entry
         for (uint32_t k = 0; k < lanes; k++) {
-            const uint64_t v = k * threads + t, at = k * threads + t;
+            const uint64_t v = t * lanes + k, at = k * threads + t;
             const uint64_t e = v * range_len + s;
             if (e >= total) continue;
             uint32_t g;
             affine_t<F> sum = inf;
             if (s == 0) {
-                g = segment_group(group_offsets, groups, (uint32_t)e);
+                if (k == 0) {
+                    first = segment_group(group_offsets, groups, (uint32_t)e);
+                } else {
+                    while (group_offsets[first + 1] <= e) first++;
+                }
+                g = first;
                 store_vec(scratch.sum + at, inf);
             } else {
                 g = scratch.group[at];
@@ -105,7 +112,7 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
         // Down: each lane's 1/denominator from the running inverse, then its sum.
         F inverse = field_inverse(run);
         for (uint32_t k = lanes; k-- > 0;) {
-            const uint64_t v = k * threads + t, at = k * threads + t;
+            const uint64_t v = t * lanes + k, at = k * threads + t;
             const uint64_t e = v * range_len + s;
             if (e >= total) continue;
             const affine_t<F> sum = load_vec(scratch.sum + at);
@@ -127,7 +134,7 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
         }
     }
     for (uint32_t k = 0; k < lanes; k++) {  // each lane's last partial
-        const uint64_t v = k * threads + t, at = k * threads + t;
+        const uint64_t v = t * lanes + k, at = k * threads + t;
         if (v * range_len >= total) continue;
         flush(v, scratch.group[at], load_vec(scratch.sum + at));
     }
