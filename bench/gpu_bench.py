@@ -427,6 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--define", action="append", default=[], help="kernel macro, [FILE:]K=V (FILE msm/msm.cu)"
     )
+    parser.add_argument(
+        "--batch-lanes",
+        type=int,
+        default=msm.BATCH_LANES,
+        help="msm.BATCH_LANES: lanes of the batch-affine first pass (0: the XYZZ pass)",
+    )
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
     args = parser.parse_args(argv)
@@ -436,8 +442,10 @@ def main(argv: list[str] | None = None) -> int:
         target, _, setting = define.rpartition(":")
         key, value = setting.split("=")
         gp.gpu.defines.setdefault(target or "msm/msm.cu", {})[key] = int(value)
+    msm.BATCH_LANES = args.batch_lanes
     env = environment([gp], args.commit)
     env["defines"] = gp.gpu.defines
+    env["batch_lanes"] = msm.BATCH_LANES
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
     with gp.gpu.scope():
