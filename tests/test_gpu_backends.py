@@ -554,26 +554,30 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
 
 @pytest.mark.parametrize("name", PLUGINS)
 @pytest.mark.parametrize("group", ["g1", "g2"])
-def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, monkeypatch):
-    """msm.BATCH_LANES on (its size floor lowered): an MSM over bases with known logarithms,
-    repeated ones (doublings in a lane), negated ones (P + (−P)) and infinity, with scalars 0,
-    1 and r − 1 among random ones, sums to Σ kᵢ·logᵢ·G."""
+@pytest.mark.parametrize("lanes", [1, 5])
+def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, lanes, monkeypatch):
+    """msm.BATCH_LANES on (its size floor lowered): an MSM over bases with known logarithms sums
+    to Σ kᵢ·logᵢ·G. A quarter of the points come three times, as P, P and −P with one scalar,
+    so they meet in a bucket: doublings and P + (−P) in a lane. Infinity bases, and scalars 0,
+    1 and r − 1 are among random ones; 2^16 points keep several entries in every lane."""
     plugin = PLUGINS[name]
     info = plugin.cuzk_backend_info()
     if not info.available:
         pytest.skip(f"{name} cannot run here: {info.reason}")
     ctx = BackendContext(name, load_profile("h200", {"backend": name}))
-    rng = random.Random(f"batch:{group}")
-    n = 1 << 12
-    logs = [rng.randrange(1, FR_MODULUS) for _ in range(n // 2)]
-    logs += logs[: n // 4] + [FR_MODULUS - x for x in logs[: n // 4 - 3]] + [0, 0, 0]
-    ks = [0, 1, FR_MODULUS - 1] + [rng.randrange(FR_MODULUS) for _ in range(n - 3)]
+    rng = random.Random(f"batch:{group}:{lanes}")
+    n, quarter = 1 << 16, 1 << 14
+    logs = [rng.randrange(1, FR_MODULUS) for _ in range(2 * quarter)]
+    logs += logs[:quarter] + [FR_MODULUS - x for x in logs[: quarter - 3]] + [0, 0, 0]
+    ks = [0, 1, FR_MODULUS - 1] + [rng.randrange(FR_MODULUS) for _ in range(2 * quarter - 3)]
+    ks += ks[:quarter] + ks[: quarter - 3] + [rng.randrange(FR_MODULUS) for _ in range(3)]
+    assert len(logs) == len(ks) == n
     fixed, msm_hook, generator = {
         "g1": (plugin.cuzk_fixed_base_g1, plugin.cuzk_msm_g1, G1_GENERATOR),
         "g2": (plugin.cuzk_fixed_base_g2, plugin.cuzk_msm_g2, G2_GENERATOR),
     }[group]
     bases = fixed(ctx, generator, ints_to_limbs(logs, 4))
-    monkeypatch.setattr(msm, "BATCH_LANES", 16)
+    monkeypatch.setattr(msm, "BATCH_LANES", lanes)
     monkeypatch.setattr(msm, "BATCH_MIN_ENTRIES", 0)
     total = msm_hook(ctx, bases, ints_to_limbs(ks, 4), None, "t")
     expected = sum(k * x for k, x in zip(ks, logs, strict=True)) % FR_MODULUS
