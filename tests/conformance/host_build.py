@@ -1,4 +1,5 @@
-"""Build a C++ harness over the CUDA headers for the host and talk to it line by line."""
+"""Build a C++ harness over the CUDA headers for the host and talk to it line by line, in the
+device's words: Fq elements in Montgomery form, twelve 32-bit words each, as hex."""
 
 from __future__ import annotations
 
@@ -7,9 +8,37 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from cuzk_core.field.constants import FQ_MODULUS
+
 KERNELS = Path(__file__).resolve().parents[2] / "backends" / "kernels"
+R_INV = pow(1 << 384, -1, FQ_MODULUS)
+
+
+def montgomery_words(values: list[int]) -> str:
+    """Fq elements as the device holds them: x·2^384 mod q, twelve 32-bit words each."""
+    data = b"".join(((x << 384) % FQ_MODULUS).to_bytes(48, "little") for x in values)
+    return " ".join(f"{w:x}" for w in np.frombuffer(data, dtype="<u4"))
+
+
+def canonical_elements(line: str) -> list[int]:
+    """A line of device words back to canonical Fq elements."""
+    words = np.array([int(w, 16) for w in line.split()], dtype="<u4")
+    return [
+        int.from_bytes(e.tobytes(), "little") * R_INV % FQ_MODULUS for e in words.reshape(-1, 12)
+    ]
+
+
+def flat_affine(group: str, point) -> list[int]:
+    """An affine point's coordinates in the device's order ((0, 0) for infinity)."""
+    if point is None:
+        return [0] * (2 if group == "g1" else 4)
+    if group == "g1":
+        return list(point)
+    (x0, x1), (y0, y1) = point
+    return [x0, x1, y0, y1]
 
 
 def build_harness(source: Path, out_dir: Path, optimize: str = "-O1") -> Callable[[list[str]], str]:

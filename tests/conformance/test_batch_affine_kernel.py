@@ -16,36 +16,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from host_build import build_harness
+from host_build import build_harness, canonical_elements, flat_affine, montgomery_words
 
 from cuzk_core.conformance.inputs import GROUPS, random_points
 from cuzk_core.field.constants import FQ_MODULUS
 
 HARNESS = Path(__file__).with_name("batch_affine_host.cpp")
 Q = FQ_MODULUS
-R_INV = pow(1 << 384, -1, Q)
 SIGN = 1 << 31
-
-
-def _words(values: list[int]) -> str:
-    """Fq elements as the device holds them: x·2^384 mod q, twelve 32-bit words each."""
-    data = b"".join(((x << 384) % Q).to_bytes(48, "little") for x in values)
-    return " ".join(f"{w:x}" for w in np.frombuffer(data, dtype="<u4"))
-
-
-def _flat(group: str, point) -> list[int]:
-    """An affine point's coordinates in the device's order ((0, 0) for infinity)."""
-    if point is None:
-        return [0] * (2 if group == "g1" else 4)
-    if group == "g1":
-        return list(point)
-    (x0, x1), (y0, y1) = point
-    return [x0, x1, y0, y1]
-
-
-def _elements(line: str) -> list[int]:
-    words = np.array([int(w, 16) for w in line.split()], dtype="<u4")
-    return [int.from_bytes(e.tobytes(), "little") * R_INV % Q for e in words.reshape(-1, 12)]
 
 
 def _xyzz_affine(group: str, coords: list[int]):
@@ -79,9 +57,10 @@ def harness(tmp_path_factory):
         slots = np.cumsum([0, *counts]).tolist()
         head = [len(buckets), len(bases), len(entries)]
         lines = [group, " ".join(f"{v:x}" for v in [threads, lanes, range_len, *head])]
-        lines += [_words(_flat(group, p)) for p in bases]
+        lines += [montgomery_words(flat_affine(group, p)) for p in bases]
         lines.append(" ".join(f"{v:x}" for v in [*entries, *offsets, *slots]) or "")
-        partials = [_xyzz_affine(group, _elements(line)) for line in program(lines).splitlines()]
+        lines = program(lines).splitlines()
+        partials = [_xyzz_affine(group, canonical_elements(line)) for line in lines]
         assert len(partials) == slots[-1]
         ops = GROUPS[group][0]
         sums = []

@@ -11,35 +11,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import numpy as np
 import pytest
-from host_build import build_harness
+from host_build import build_harness, canonical_elements, flat_affine, montgomery_words
 
 from cuzk_backend_gpu import msm
 from cuzk_core.conformance.inputs import GROUPS, random_points
-from cuzk_core.field.constants import FQ_MODULUS
 
 HARNESS = Path(__file__).with_name("window_table_host.cpp")
-Q = FQ_MODULUS
-R_INV = pow(1 << 384, -1, Q)
-
-
-def _montgomery_words(coordinates: list[int]) -> str:
-    """The Fq elements as the device holds them: x·2^384 mod q, twelve 32-bit words each."""
-    words = np.frombuffer(
-        b"".join(((x << 384) % Q).to_bytes(48, "little") for x in coordinates), dtype="<u4"
-    )
-    return " ".join(f"{w:x}" for w in words)
-
-
-def _flat(group: str, point) -> list[int]:
-    """An affine point's coordinates in the device's order ((0, 0) for infinity)."""
-    if point is None:
-        return [0] * (2 if group == "g1" else 4)
-    if group == "g1":
-        return list(point)
-    (x0, x1), (y0, y1) = point
-    return [x0, x1, y0, y1]
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +28,10 @@ def harness(tmp_path_factory):
     def run(group: str, c: int, points: list) -> list[list[int]]:
         windows = msm.table_windows(c)
         lines = [group, f"{c:x} {windows:x} {len(points):x}"]
-        lines += [_montgomery_words(_flat(group, p)) for p in points]
+        lines += [montgomery_words(flat_affine(group, p)) for p in points]
         rows = []
         for line in program(lines).splitlines():
-            words = np.array([int(w, 16) for w in line.split()], dtype="<u4")
-            elements = words.reshape(-1, 12)
-            rows.append([int.from_bytes(e.tobytes(), "little") * R_INV % Q for e in elements])
+            rows.append(canonical_elements(line))
         assert len(rows) == windows * len(points)
         return rows
 
@@ -80,4 +56,4 @@ def test_rows_are_the_windows_multiples(harness, group, c):
         ]
         want = ops.batch_to_affine(multiples)
         for i in range(n):
-            assert rows[w * n + i] == _flat(group, want[i]), f"window {w}, base {i}"
+            assert rows[w * n + i] == flat_affine(group, want[i]), f"window {w}, base {i}"
