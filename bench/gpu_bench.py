@@ -433,6 +433,12 @@ def main(argv: list[str] | None = None) -> int:
         default=msm.BATCH_LANES,
         help="msm.BATCH_LANES: lanes of the batch-affine first pass (0: the XYZZ pass)",
     )
+    parser.add_argument(
+        "--batch-min-entries",
+        type=int,
+        default=msm.BATCH_MIN_ENTRIES,
+        help="msm.BATCH_MIN_ENTRIES: fewest entries the batch-affine pass takes",
+    )
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
     args = parser.parse_args(argv)
@@ -442,10 +448,10 @@ def main(argv: list[str] | None = None) -> int:
         target, _, setting = define.rpartition(":")
         key, value = setting.split("=")
         gp.gpu.defines.setdefault(target or "msm/msm.cu", {})[key] = int(value)
-    msm.BATCH_LANES = args.batch_lanes
+    msm.BATCH_LANES, msm.BATCH_MIN_ENTRIES = args.batch_lanes, args.batch_min_entries
     env = environment([gp], args.commit)
     env["defines"] = gp.gpu.defines
-    env["batch_lanes"] = msm.BATCH_LANES
+    env["batch_lanes"], env["batch_min_entries"] = msm.BATCH_LANES, msm.BATCH_MIN_ENTRIES
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
     with gp.gpu.scope():

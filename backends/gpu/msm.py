@@ -227,27 +227,31 @@ def _bucket_sums(
     if total == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
     lanes = BATCH_LANES if total >= BATCH_MIN_ENTRIES else 0
-    if lanes:
+    if lanes:  # a thread's lanes·range_len entries give one partial a group, as a range does
         kernel = _kernel(gpu, f"msm_sum_batch_affine_{group.name}")
         threads = gpu.resident_threads(kernel, 128)
         range_len = -(-total // (threads * lanes))
+        slot_range = lanes * range_len
     else:
         kernel = _kernel(gpu, f"msm_sum_affine_{group.name}")
-        range_len = max(MIN_RANGE, -(-total // _range_threads(gpu, group)))
+        range_len = slot_range = max(MIN_RANGE, -(-total // _range_threads(gpu, group)))
     slots = gpu.empty((groups + 1,), np.uint32)
     gpu.clear(slots[:1])
     counts = _kernel(gpu, "msm_range_slot_counts")
-    gpu.launch(counts, groups, (offsets, _u32(groups), _u32(range_len), slots[1:]))
+    gpu.launch(counts, groups, (offsets, _u32(groups), _u32(slot_range), slots[1:]))
     scan.inclusive_sum(gpu, slots[1:], slots[1:])
     partials = gpu.empty((int(slots[-1].get()), group.xyzz_words), np.uint32)
     args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len))
-    if lanes:  # each lane's running sum, its group and the step's prefix product
-        sums = gpu.empty((threads * lanes, group.affine_words), np.uint32)
-        sum_groups = gpu.empty((threads * lanes,), np.uint32)
-        prefix = gpu.empty((threads * lanes, group.affine_words // 2), np.uint32)
-        batch = (_u32(lanes), sums, sum_groups, prefix, partials)
-        gpu.launch(kernel, threads, (*args, *batch), block=128)
-        del sums, sum_groups, prefix
+    if lanes:  # each lane's running sum and group, the step's prefix product, the lane's head
+        scratch = (
+            gpu.empty((threads * lanes, group.affine_words), np.uint32),
+            gpu.empty((threads * lanes,), np.uint32),
+            gpu.empty((threads * lanes, group.affine_words // 2), np.uint32),
+            gpu.empty((threads * lanes, group.affine_words), np.uint32),
+            gpu.empty((threads * lanes,), np.uint32),
+        )
+        gpu.launch(kernel, threads, (*args, _u32(lanes), *scratch, partials), block=128)
+        del scratch
     else:
         gpu.launch(kernel, -(-total // range_len), (*args, partials), block=128)
     if overlap_host_work:  # the MSM's longest kernel: the proof's Python runs meanwhile
@@ -337,11 +341,11 @@ def _bucket_workspace(
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
     batch = 0
-    if BATCH_LANES and entries >= BATCH_MIN_ENTRIES:  # its lanes' partials and scratch
+    if BATCH_LANES and entries >= BATCH_MIN_ENTRIES:  # its lanes' scratch
         # Its kernel holds fewer registers than the XYZZ pass's: at most twice its threads.
         lanes = 2 * threads * BATCH_LANES
-        partial_bound = lanes + groups
-        batch = lanes * (4 + 6 * group.affine_words)  # a running sum, a group, a prefix
+        partial_bound = 2 * threads + groups
+        batch = lanes * (8 + 10 * group.affine_words)  # a sum, a head, two groups, a prefix
     return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + batch + (64 << 20)
 
 

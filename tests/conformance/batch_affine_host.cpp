@@ -2,7 +2,8 @@
 // common.cuh), driven by test_batch_affine_kernel.py. stdin, all numbers hex: the group (g1 or
 // g2); threads, lanes, range_len, groups, the base count and the entry count; each base's
 // affine words (Montgomery form, zero for infinity); the entries (point index, sign in bit 31);
-// the groups' entry offsets and slot offsets (groups + 1 each). stdout: a line per slot, its
+// the groups' entry offsets and slot offsets (groups + 1 each; a slot per group and thread
+// range of lanes·range_len entries). stdout: a line per slot, its
 // XYZZ words in Montgomery form.
 #include <cstring>
 #include <iostream>
@@ -36,11 +37,14 @@ static void run(std::istream& in) {
     std::vector<affine_t<F>> sum(scratch);
     std::vector<uint32_t> group(scratch);
     std::vector<F> prefix(scratch);
+    std::vector<affine_t<F>> head(scratch);
+    std::vector<uint32_t> head_group(scratch);
     std::vector<xyzz_t<F>> out(slots[groups]);
+    std::memset(out.data(), 1, out.size() * sizeof(xyzz_t<F>));  // a slot left unwritten shows
     for (uint32_t t = 0; t < threads; t++) {
         sum_batch_affine_ranges<F>(t, threads, lanes, bases.data(), entries.data(), offsets.data(),
                                    slots.data(), groups, range_len,
-                                   {sum.data(), group.data(), prefix.data()}, out.data());
+                                   {sum.data(), group.data(), prefix.data(), head.data(), head_group.data()}, out.data());
     }
     const size_t words = sizeof(xyzz_t<F>) / 4;
     for (const xyzz_t<F>& p : out) {

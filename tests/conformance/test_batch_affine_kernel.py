@@ -2,10 +2,11 @@
 with `lanes` runs a thread sharing one inversion a step, against the core's own sums, in G1 and
 G2, without a GPU.
 
-Every group's partials (the slots msm_range_slot_counts would size) must add up to the sum of
-its entries' points, signs applied, with the edges a bucket meets: infinity bases, a point added
-to itself (doubling), a point and its negation (infinity), empty and one-entry groups, groups
-spanning many lanes and lanes spanning many groups.
+Every group's partials (the slots msm_range_slot_counts would size for thread ranges of
+lanes·range_len entries; the harness poisons them, so each must be written) must add up to the
+sum of its entries' points, signs applied, with the edges a bucket meets: infinity bases, a
+point added to itself (doubling), a point and its negation (infinity), empty and one-entry
+groups, groups spanning many lanes and threads, and lanes spanning many groups.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ def harness(tmp_path_factory):
         entries = [e for bucket in buckets for e in bucket]
         offsets = np.cumsum([0] + [len(b) for b in buckets]).tolist()
         range_len = max(1, -(-len(entries) // (threads * lanes)))
+        thread_range = lanes * range_len
         counts = [
-            0 if end == begin else (end - 1) // range_len - begin // range_len + 1
+            0 if end == begin else (end - 1) // thread_range - begin // thread_range + 1
             for begin, end in itertools.pairwise(offsets)
         ]
         slots = np.cumsum([0, *counts]).tolist()
@@ -101,6 +103,7 @@ def test_partials_add_up_to_each_buckets_sum(harness, group, threads, lanes):
         [12, 12 | SIGN],  # only infinity
         [],
         [12, 4, 12, 4 | SIGN, 7],  # infinity around a cancellation
+        [rng.randrange(13) for _ in range(150)],  # across lanes and threads
     ]
     buckets += [
         [rng.randrange(13) | (SIGN if rng.random() < 0.5 else 0) for _ in range(rng.choice(sizes))]

@@ -6,11 +6,13 @@
 // bench/NOTES.md round 15). Host-callable (CUZK_HD), so tests/conformance/batch_affine_host.cpp
 // runs this very code against cuzk_core's sums.
 //
-// Lane k of thread t owns the virtual range v = t·lanes + k of range_len entries, the same
-// ranges, slots and partials as sum_affine_ranges (pippenger.cuh) with v in place of t, so
-// msm_range_slot_counts sizes them and the XYZZ passes that follow are unchanged. A thread's
-// lanes are consecutive ranges, so one binary search finds the first lane's group and the
-// others walk on from it. Scratch is lane-major (k·threads + t) so a step's accesses coalesce.
+// Lane k of thread t owns the virtual range v = t·lanes + k of range_len entries, so a thread's
+// lanes are consecutive ranges and together cover one thread range of lanes·range_len entries:
+// one binary search finds the first lane's group and the others walk on from it. The thread
+// merges its lanes' pieces of a group before writing it, so the partials are one a group and
+// thread range — the slots msm_range_slot_counts sizes with that range length, as few as the
+// XYZZ pass writes (one a lane cost 21 ms of later XYZZ additions at 2^24, round 16). Scratch
+// is lane-major (k·threads + t) so a step's accesses coalesce.
 #pragma once
 
 #include "../common_mem.cuh"
@@ -28,13 +30,19 @@ enum lane_step : uint32_t {
 };
 
 // A lane's scratch, lane k of thread t at k·threads + t: the running sum (infinity as (0, 0)),
-// its group, and the product of the step's earlier denominators.
+// its group, the product of the step's earlier denominators, and its head: the piece of its
+// first group when that group began in an earlier lane and ended in this one (head_group
+// NO_HEAD when none), merged with the earlier lanes' pieces at the end.
 template <class F>
 struct batch_scratch {
     affine_t<F>* sum;
     uint32_t* group;
     F* prefix;
+    affine_t<F>* head;
+    uint32_t* head_group;
 };
+
+constexpr uint32_t NO_HEAD = 0xffffffffu;
 
 template <class F>
 CUZK_HD lane_step classify(const affine_t<F>& sum, const affine_t<F>& point) {
@@ -58,9 +66,9 @@ CUZK_HD affine_t<F> entry_point(const affine_t<F>* bases, const uint32_t* entrie
     return p;
 }
 
-// Thread t's `lanes` ranges over entries [0, group_offsets[groups]): each group's partial sums
-// into out (XYZZ, as sum_affine_ranges writes them), slot seg_offsets[g] + v − group_offsets[g]
-// / range_len for lane v's part of group g.
+// Thread t's `lanes` ranges over entries [0, group_offsets[groups]): its piece of each group
+// sums into out (XYZZ, as sum_affine_ranges writes them) at slot seg_offsets[g] + t −
+// group_offsets[g] / (lanes·range_len).
 template <class F>
 CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lanes,
                                      const affine_t<F>* bases, const uint32_t* entries,
@@ -68,13 +76,13 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
                                      uint32_t groups, uint32_t range_len, batch_scratch<F> scratch,
                                      xyzz_t<F>* out) {
     const uint32_t total = group_offsets[groups];
+    const uint64_t thread_range = (uint64_t)lanes * range_len;
     const affine_t<F> inf = {F::zero(), F::zero()};
-    auto flush = [&](uint64_t v, uint32_t g, const affine_t<F>& sum) {
-        const uint64_t slot = seg_offsets[g] + v - group_offsets[g] / range_len;
-        store_vec(out + slot, xyzz_t<F>::from_affine(sum));
+    auto write = [&](uint32_t g, const xyzz_t<F>& piece) {
+        store_vec(out + seg_offsets[g] + t - group_offsets[g] / thread_range, piece);
     };
     for (uint32_t s = 0; s < range_len; s++) {
-        // Up: flush the sums whose group ended, and the product of the denominators.
+        // Up: set aside the sums whose group ended, and the product of the denominators.
         F run = F::one();
         uint32_t first = 0;  // at s = 0, the group of the previous lane's first entry
         for (uint32_t k = 0; k < lanes; k++) {
@@ -91,11 +99,17 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
                 }
                 g = first;
                 store_vec(scratch.sum + at, inf);
+                scratch.head_group[at] = NO_HEAD;
             } else {
                 g = scratch.group[at];
                 sum = load_vec(scratch.sum + at);
                 if (e == group_offsets[g + 1]) {
-                    flush(v, g, sum);
+                    if (group_offsets[g] >= v * range_len) {  // the whole group is this lane's
+                        write(g, xyzz_t<F>::from_affine(sum));
+                    } else {
+                        store_vec(scratch.head + at, sum);
+                        scratch.head_group[at] = g;
+                    }
                     do {  // skip empty groups
                         g++;
                     } while (group_offsets[g + 1] <= e);
@@ -133,9 +147,28 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
             store_vec(scratch.sum + at, next);
         }
     }
-    for (uint32_t k = 0; k < lanes; k++) {  // each lane's last partial
+    // Merge: the lanes in order, each group's pieces into one XYZZ sum. A lane's head closes
+    // the group the earlier lanes' sums carried; its running sum goes on to the next lane. The
+    // additions are calls: inlined, G1's would hold 204 registers for 150, a block an SM less.
+    xyzz_t<F> acc = xyzz_t<F>::inf();
+    uint32_t acc_group = NO_HEAD;
+    for (uint32_t k = 0; k < lanes; k++) {
         const uint64_t v = t * lanes + k, at = k * threads + t;
-        if (v * range_len >= total) continue;
-        flush(v, scratch.group[at], load_vec(scratch.sum + at));
+        if (v * range_len >= total) break;
+        const uint32_t head_group = scratch.head_group[at];
+        if (head_group != NO_HEAD) {
+            acc.add_affine_call(load_vec(scratch.head + at), false);
+            write(head_group, acc);
+            acc = xyzz_t<F>::inf();
+            acc_group = NO_HEAD;
+        }
+        const uint32_t g = scratch.group[at];
+        if (acc_group != g && acc_group != NO_HEAD) {  // the group ended at the lane's start
+            write(acc_group, acc);
+            acc = xyzz_t<F>::inf();
+        }
+        acc_group = g;
+        acc.add_affine_call(load_vec(scratch.sum + at), false);
     }
+    if (acc_group != NO_HEAD) write(acc_group, acc);
 }

@@ -99,10 +99,12 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
     extern "C" __global__ void msm_sum_batch_affine_##G(                                        \
         const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,      \
-        affine_t<F>* sums, uint32_t* sum_groups, F* prefix, xyzz_t<F>* out) {                  \
+        affine_t<F>* sums, uint32_t* sum_groups, F* prefix, affine_t<F>* heads,                \
+        uint32_t* head_groups, xyzz_t<F>* out) {                                                \
         sum_batch_affine_ranges<F>(global_thread(), (uint64_t)gridDim.x * blockDim.x, lanes,    \
                                    bases, entries, group_offsets, seg_offsets, groups,          \
-                                   range_len, {sums, sum_groups, prefix}, out);                 \
+                                   range_len, {sums, sum_groups, prefix, heads, head_groups},   \
+                                   out);                                                        \
     }                                                                                           \
     extern "C" __global__ void msm_sum_xyzz_##G(                                                \
         const xyzz_t<F>* points, const uint32_t* index, const uint32_t* group_offsets,         \
