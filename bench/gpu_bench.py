@@ -50,6 +50,8 @@ from cuzk_core.timing import Timer
 
 REPO = Path(__file__).resolve().parents[1]
 DISTINCT = {"g1": 1 << 14, "g2": 1 << 12}
+BATCH_LANES = 0
+"""The device MSMs' batch-affine lanes (the profile's msm.batch_lanes_*), set by --batch-lanes."""
 
 
 @functools.cache
@@ -119,7 +121,18 @@ def _device_msm(
     slices = lambda a, b: msm.BaseChunk(coords[a:b], None, lambda: None)  # noqa: E731
     timer = timer if timer is not None else Timer(0)
     return msm.msm(
-        gp.gpu, ops, slices, False, scalars, window_bits, True, False, timer, None, table
+        gp.gpu,
+        ops,
+        slices,
+        False,
+        scalars,
+        window_bits,
+        True,
+        False,
+        timer,
+        None,
+        table,
+        batch_lanes=BATCH_LANES,
     )
 
 
@@ -430,8 +443,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--batch-lanes",
         type=int,
-        default=msm.BATCH_LANES,
-        help="msm.BATCH_LANES: lanes of the batch-affine first pass (0: the XYZZ pass)",
+        default=0,
+        help="msm.batch_lanes_g1/g2 of the device MSMs: the batch-affine first pass's lanes",
     )
     parser.add_argument(
         "--batch-min-entries",
@@ -448,10 +461,11 @@ def main(argv: list[str] | None = None) -> int:
         target, _, setting = define.rpartition(":")
         key, value = setting.split("=")
         gp.gpu.defines.setdefault(target or "msm/msm.cu", {})[key] = int(value)
-    msm.BATCH_LANES, msm.BATCH_MIN_ENTRIES = args.batch_lanes, args.batch_min_entries
+    global BATCH_LANES
+    BATCH_LANES, msm.BATCH_MIN_ENTRIES = args.batch_lanes, args.batch_min_entries
     env = environment([gp], args.commit)
     env["defines"] = gp.gpu.defines
-    env["batch_lanes"], env["batch_min_entries"] = msm.BATCH_LANES, msm.BATCH_MIN_ENTRIES
+    env["batch_lanes"], env["batch_min_entries"] = BATCH_LANES, msm.BATCH_MIN_ENTRIES
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
     with gp.gpu.scope():

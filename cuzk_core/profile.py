@@ -153,6 +153,12 @@ class TableBits:
         return -(-256 // bits)
 
 
+_BATCH_LANES_DOC = (
+    "bucket runs each thread of the {group} MSMs' batch-affine first pass carries (one inversion"
+    " a step for all), in passes of at least 2^26 bucket entries; 0: the XYZZ first pass"
+)
+
+
 @attrs.frozen
 class MsmSettings:
     """MSM knobs."""
@@ -174,6 +180,12 @@ class MsmSettings:
             low=1,
             high=16,
         ),
+    )
+    batch_lanes_g1: int = attrs.field(
+        default=0, metadata=knob(_BATCH_LANES_DOC.format(group="G1"), low=0, high=4096)
+    )
+    batch_lanes_g2: int = attrs.field(
+        default=0, metadata=knob(_BATCH_LANES_DOC.format(group="G2"), low=0, high=4096)
     )
     b_g2_on: str = attrs.field(
         default=B_G2_ON_DEVICE,

@@ -480,7 +480,7 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
     def bases(start: int, stop: int) -> msm.BaseChunk:
         return msm.BaseChunk(rows[start:stop], None, lambda: None)
 
-    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table=None):
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes):
         seen.append((table is None, len(chunk.coords), c))
         return msm.G1.infinity
 
@@ -556,15 +556,17 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
 @pytest.mark.parametrize("group", ["g1", "g2"])
 @pytest.mark.parametrize("lanes", [1, 5])
 def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, lanes, monkeypatch):
-    """msm.BATCH_LANES on (its size floor lowered): an MSM over bases with known logarithms sums
-    to Σ kᵢ·logᵢ·G. A quarter of the points come three times, as P, P and −P with one scalar,
-    so they meet in a bucket: doublings and P + (−P) in a lane. Infinity bases, and scalars 0,
-    1 and r − 1 are among random ones; 2^16 points keep several entries in every lane."""
+    """The profile's msm.batch_lanes_g1/g2 on (msm.BATCH_MIN_ENTRIES lowered): an MSM over
+    bases with known logarithms sums to Σ kᵢ·logᵢ·G. A quarter of the points come three times,
+    as P, P and −P with one scalar, so they meet in a bucket: doublings and P + (−P) in a lane.
+    Infinity bases, and scalars 0, 1 and r − 1 are among random ones; 2^16 points keep several
+    entries in every lane."""
     plugin = PLUGINS[name]
     info = plugin.cuzk_backend_info()
     if not info.available:
         pytest.skip(f"{name} cannot run here: {info.reason}")
-    ctx = BackendContext(name, load_profile("h200", {"backend": name}))
+    overrides = {"backend": name, f"msm.batch_lanes_{group}": lanes}
+    ctx = BackendContext(name, load_profile("h200", overrides))
     rng = random.Random(f"batch:{group}:{lanes}")
     n, quarter = 1 << 16, 1 << 14
     logs = [rng.randrange(1, FR_MODULUS) for _ in range(2 * quarter)]
@@ -577,7 +579,6 @@ def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, lanes, m
         "g2": (plugin.cuzk_fixed_base_g2, plugin.cuzk_msm_g2, G2_GENERATOR),
     }[group]
     bases = fixed(ctx, generator, ints_to_limbs(logs, 4))
-    monkeypatch.setattr(msm, "BATCH_LANES", lanes)
     monkeypatch.setattr(msm, "BATCH_MIN_ENTRIES", 0)
     total = msm_hook(ctx, bases, ints_to_limbs(ks, 4), None, "t")
     expected = sum(k * x for k, x in zip(ks, logs, strict=True)) % FR_MODULUS

@@ -54,13 +54,10 @@ one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 2
 17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
 REDUCE_SEGMENT = 8
 """Segment length of the later, latency-bound passes: more passes, each with shorter chains."""
-BATCH_LANES = 0
-"""Runs a thread of the batch-affine first pass (msm_sum_batch_affine_*) carries, sharing one
-inversion a step; 0 keeps the XYZZ pass. pipe_peak's ceiling (bench/NOTES.md, round 15): 1.33×
-the XYZZ addition at 1024 lanes, below it at 128. Not yet measured in an MSM: 0 until it is."""
 BATCH_MIN_ENTRIES = 1 << 26
-"""Fewest entries the batch-affine pass takes: below, a thread's run is too short to share an
-inversion over BATCH_LANES lanes of several entries each."""
+"""Fewest bucket entries a pass with ``batch_lanes`` (the profile's msm.batch_lanes_g1/g2) takes
+the batch-affine first pass for: below, a thread's lanes are too short to share an inversion
+(G2 2^20, 2^24 entries: 39 → 43 ms at 64 lanes; bench/NOTES.md, round 16)."""
 
 
 class Group(NamedTuple):
@@ -215,18 +212,21 @@ def _bucket_sums(
     total: int,
     max_count: int,
     overlap_host_work: bool = False,
+    batch_lanes: int = 0,
 ) -> DeviceArray:
     """Σ per group of the affine ``bases`` that ``entries`` (index | sign bit) pick, groups as
     CSR ``offsets`` over ``total`` entries; one XYZZ point per group (infinity when empty).
 
     The first pass gives each of one wave of resident threads an equal run of entries
-    (msm_sum_affine_*); the partials it leaves per group are then summed by _segmented_sum.
+    (msm_sum_affine_*, or from BATCH_MIN_ENTRIES entries with ``batch_lanes``,
+    msm_sum_batch_affine_*: that many runs a thread, one inversion a step for all); the
+    partials it leaves per group are then summed by _segmented_sum.
     With ``overlap_host_work`` (an MSM's buckets, not a small batch) the calling thread's
     queued host work runs while that pass computes.
     """
     if total == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
-    lanes = BATCH_LANES if total >= BATCH_MIN_ENTRIES else 0
+    lanes = batch_lanes if total >= BATCH_MIN_ENTRIES else 0
     if lanes:  # a thread's lanes·range_len entries give one partial a group, as a range does
         kernel = _kernel(gpu, f"msm_sum_batch_affine_{group.name}")
         threads = gpu.resident_threads(kernel, 128)
@@ -331,19 +331,26 @@ def _combine_windows(group: Group, window_points: np.ndarray, c: int) -> Any:
 
 
 def _bucket_workspace(
-    group: Group, n: int, c: int, signed: bool, threads: int, table: bool = False
+    group: Group,
+    n: int,
+    c: int,
+    signed: bool,
+    threads: int,
+    table: bool = False,
+    batch_lanes: int = 0,
 ) -> int:
     """Device bytes one Pippenger pass over n scalars needs beyond bases and scalars, when the
-    first bucket-summing pass runs ``threads`` threads (one set of buckets with a table)."""
+    first bucket-summing pass runs ``threads`` threads (one set of buckets with a table), or
+    the batch-affine pass ``batch_lanes`` lanes a thread."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
     entries = n * windows
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
     batch = 0
-    if BATCH_LANES and entries >= BATCH_MIN_ENTRIES:  # its lanes' scratch
+    if batch_lanes and entries >= BATCH_MIN_ENTRIES:  # its lanes' scratch
         # Its kernel holds fewer registers than the XYZZ pass's: at most twice its threads.
-        lanes = 2 * threads * BATCH_LANES
+        lanes = 2 * threads * batch_lanes
         partial_bound = 2 * threads + groups
         batch = lanes * (8 + 10 * group.affine_words)  # a sum, a head, two groups, a prefix
     return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + batch + (64 << 20)
@@ -360,12 +367,14 @@ def pippenger(
     timer: Timer,
     wait: Callable[[], None] = lambda: None,
     table: bool = False,
+    batch_lanes: int = 0,
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
     ``wait`` returns once they are uploaded (called after the sort, which needs only scalars).
     With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
-    window's digits go into one set of buckets and the one row returned is the whole sum."""
+    window's digits go into one set of buckets and the one row returned is the whole sum.
+    ``batch_lanes``: see :data:`BATCH_MIN_ENTRIES`."""
     n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
@@ -396,7 +405,7 @@ def pippenger(
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
         overlap = total >= HOST_WORK_MIN_ENTRIES
         buckets = _bucket_sums(
-            gpu, group, bases, entries, offsets, groups, total, max_count, overlap_host_work=overlap
+            gpu, group, bases, entries, offsets, groups, total, max_count, overlap, batch_lanes
         )
         del entries, offsets
     with gpu.step(timer, "msm_reduce"):
@@ -471,6 +480,7 @@ def plan_chunk(
     free: int,
     threads: int,
     upload_pieces: int = 1,
+    batch_lanes: int = 0,
 ) -> tuple[int, int]:
     """Scalars per Pippenger pass and the device bytes one pass needs: all n unless entries,
     ``free`` device bytes or (streamed bases) the key's device budget or ``upload_pieces`` say
@@ -485,7 +495,8 @@ def plan_chunk(
     base_bytes = 2 * 4 * group.affine_words if streamed else 0
 
     def need(k: int) -> int:
-        return _bucket_workspace(group, k, c, signed, threads) + k * (32 + base_bytes)
+        workspace = _bucket_workspace(group, k, c, signed, threads, batch_lanes=batch_lanes)
+        return workspace + k * (32 + base_bytes)
 
     while chunk > 1 and need(chunk) > free:
         chunk = -(-chunk // 2)
@@ -501,12 +512,13 @@ def _plan_chunk(
     streamed: bool,
     key_budget: int | None,
     upload_pieces: int,
+    batch_lanes: int,
 ) -> int:
     """:func:`plan_chunk` on this device; refused up front when even one point cannot fit."""
     threads = _range_threads(gpu, group)
     free = gpu.free_bytes()
     chunk, need = plan_chunk(
-        group, n, c, signed, streamed, key_budget, free, threads, upload_pieces
+        group, n, c, signed, streamed, key_budget, free, threads, upload_pieces, batch_lanes
     )
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return chunk
@@ -564,6 +576,7 @@ def msm(
     key_budget: int | None = None,
     table: WindowTable | None = None,
     upload_pieces: int = 1,
+    batch_lanes: int = 0,
 ) -> Any:
     """Σ scalarᵢ·baseᵢ as a Jacobian point; ``scalars`` are (n, 8) uint32 on the device.
 
@@ -572,36 +585,45 @@ def msm(
     None) caps the two, and the upload comes in ``upload_pieces`` pieces or more (see
     :func:`plan_chunk`). Nothing reads a chunk's bases before its ``wait`` is called. Resident
     bases with a window ``table`` take one pass over it with its window bits (``window_bits``
-    is then not used), when that pass fits; else the plain passes over ``bases``.
+    is then not used), when that pass fits; else the plain passes over ``bases``. Passes of
+    at least :data:`BATCH_MIN_ENTRIES` bucket entries sum with ``batch_lanes`` lanes a thread
+    when it is not 0.
     """
     n = scalars.shape[0]
     if n == 0:
         return group.infinity
-    if table is not None and _table_fits(gpu, group, table, n, signed):
+    if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes):
         whole = bases(0, n)
-        return _msm_pass(gpu, group, whole, scalars, table.bits, signed, split_01, timer, table)
+        return _msm_pass(
+            gpu, group, whole, scalars, table.bits, signed, split_01, timer, table, batch_lanes
+        )
     c = window_bits or auto_window_bits(n, signed)
-    chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget, upload_pieces)
+    chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget, upload_pieces, batch_lanes)
     total = group.infinity
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
         nonlocal total
         piece = scalars[start:stop]
         total = group.add(
-            total, _msm_pass(gpu, group, bases_chunk, piece, c, signed, split_01, timer)
+            total,
+            _msm_pass(
+                gpu, group, bases_chunk, piece, c, signed, split_01, timer, None, batch_lanes
+            ),
         )
 
     for_each_chunk(bases, n, chunk, compute)
     return total
 
 
-def _table_fits(gpu: Gpu, group: Group, table: WindowTable, n: int, signed: bool) -> bool:
+def _table_fits(
+    gpu: Gpu, group: Group, table: WindowTable, n: int, signed: bool, batch_lanes: int
+) -> bool:
     """Whether one pass over all n scalars with ``table`` fits: its entries in 31 bits, its
     workspace on the device."""
     if n * window_count(table.bits, signed) > MAX_ENTRIES:
         return False
     threads = _range_threads(gpu, group)
-    need = _bucket_workspace(group, n, table.bits, signed, threads, table=True) + 32 * n
+    need = _bucket_workspace(group, n, table.bits, signed, threads, True, batch_lanes) + 32 * n
     return need <= gpu.free_bytes()
 
 
@@ -615,6 +637,7 @@ def _msm_pass(
     split_01: bool,
     timer: Timer,
     table: WindowTable | None = None,
+    batch_lanes: int = 0,
 ) -> Any:
     """Σ over one pass (a chunk of the bases, or all of them with their window table, whose
     bits ``c`` then is) as a Jacobian point."""
@@ -642,6 +665,7 @@ def _msm_pass(
             timer,
             wait,
             table=table is not None,
+            batch_lanes=batch_lanes,
         )
     if sums is None:
         return total
