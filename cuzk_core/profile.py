@@ -155,7 +155,7 @@ class TableBits:
 
 _BATCH_LANES_DOC = (
     "bucket runs each thread of the {group} MSMs' batch-affine first pass carries (one inversion"
-    " a step for all), in passes of at least 2^26 bucket entries; 0: the XYZZ first pass"
+    " a step for all), in passes of at least 2^27 bucket entries; 0: the XYZZ first pass"
 )
 
 

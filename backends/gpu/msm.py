@@ -54,10 +54,11 @@ one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 2
 17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
 REDUCE_SEGMENT = 8
 """Segment length of the later, latency-bound passes: more passes, each with shorter chains."""
-BATCH_MIN_ENTRIES = 1 << 26
+BATCH_MIN_ENTRIES = 1 << 27
 """Fewest bucket entries a pass with ``batch_lanes`` (the profile's msm.batch_lanes_g1/g2) takes
-the batch-affine first pass for: below, a thread's lanes are too short to share an inversion
-(G2 2^20, 2^24 entries: 39 → 43 ms at 64 lanes; bench/NOTES.md, round 16)."""
+the batch-affine first pass for: below, a thread's runs are too short to share an inversion
+(H200, G2 at 512 lanes: 2^23 points, 2^27 entries, 198 → 183 ms; 2^22, 2^26 entries, 104 →
+112 ms; bench/NOTES.md, round 16)."""
 
 
 class Group(NamedTuple):
