@@ -7,7 +7,8 @@
 //      equal run of sorted entries, cutting it at bucket boundaries (one crowded bucket, all
 //      scalars equal say, spreads over many threads; uneven buckets cost no waiting); later
 //      passes sum each bucket's partials in segments of at most seg_len until one is left,
-//      then gather;
+//      then gather. Large passes may take batch_affine.cuh's first pass instead (affine
+//      additions sharing inversions), which leaves partials in the same slots' layout;
 //   3. chunk_sums: Σ_j (j+1)·bucket_j per window, cut into chunks of m buckets: a running sum
 //      gives T_k = Σ_i (i+1)·S_{km+i} and R_k = Σ_i S_{km+i}, and the window sum is
 //      Σ_k T_k + m·Σ_k k·R_k; the host groups T_k and the R_k by bit of k (step 2 again);
