@@ -4,8 +4,8 @@
 // where the XYZZ mixed addition is 8 and 2; with 512 lanes the inversion is ~1 product an
 // addition. On the H200 at 2^24 points and 512 lanes the pass without its merge takes 0.92×
 // the XYZZ pass's time in G1 and 0.75× in G2; with it the whole MSM takes 1.04× and 0.86×
-// (bench/NOTES.md, round 16). Host-callable (CUZK_HD), so tests/conformance/batch_affine_host.cpp runs this very code
-// against cuzk_core's sums.
+// (bench/NOTES.md, round 16). Host-callable (CUZK_HD), so
+// tests/conformance/batch_affine_host.cpp runs this very code against cuzk_core's sums.
 //
 // Lane k of thread t owns the virtual range v = t·lanes + k of range_len entries, so a thread's
 // lanes are consecutive ranges and together cover one thread range of lanes·range_len entries:
