@@ -277,6 +277,33 @@ def test_the_device_budget_bounds_two_streamed_chunks(group):
     assert chunk == 50_000 and need <= whole - 1
 
 
+@pytest.mark.parametrize("group", [msm.G1, msm.G2], ids=["g1", "g2"])
+def test_batch_lanes_count_their_scratch_only_in_passes_that_take_them(group):
+    """A pass of at least BATCH_MIN_ENTRIES entries with batch lanes needs its lanes' scratch
+    (a sum, a head and a prefix: 2.5 affine points, and two group indices a lane, lanes for
+    twice the XYZZ pass's threads); a smaller one needs none, so a device too small for the
+    lanes gets smaller passes, never a refusal."""
+    threads, lanes, c = 1 << 16, 512, 16
+    windows = msm.window_count(c, True)
+    n = -(-msm.BATCH_MIN_ENTRIES // windows)
+    plain = msm._bucket_workspace(group, n, c, True, threads)
+    batch = msm._bucket_workspace(group, n, c, True, threads, batch_lanes=lanes)
+    scratch = 2 * threads * lanes * (8 + 10 * group.affine_words)
+    partials = 4 * group.xyzz_words * (2 * threads - min(n * windows // msm.MIN_RANGE, threads))
+    assert batch - plain == scratch + partials
+    small = n // 2  # under the floor: the XYZZ pass, whatever the knob
+    assert msm._bucket_workspace(group, small, c, True, threads, batch_lanes=lanes) == (
+        msm._bucket_workspace(group, small, c, True, threads)
+    )
+    args = (group, n, c, True, False, None)
+    whole = msm.plan_chunk(*args, 1 << 45, threads, 1, lanes)
+    assert whole[0] == n and whole[1] - plain - 32 * n == scratch + partials
+    assert msm.plan_chunk(*args, whole[1], threads, 1, lanes) == whole
+    chunk, need = msm.plan_chunk(*args, whole[1] - 1, threads, 1, lanes)
+    assert chunk == -(-n // 2)  # under the floor: no lanes' scratch
+    assert need == msm._bucket_workspace(group, chunk, c, True, threads) + 32 * chunk
+
+
 def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray:
     """Canonical XYZZ words of affine points (None: infinity), each scaled by a random z."""
     mul = group.mul
