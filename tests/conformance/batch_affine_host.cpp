@@ -3,8 +3,7 @@
 // g2); threads, lanes, range_len, groups, the base count and the entry count; each base's
 // affine words (Montgomery form, zero for infinity); the entries (point index, sign in bit 31);
 // the groups' entry offsets and slot offsets (groups + 1 each; a slot per group and thread
-// range of lanes·range_len entries). stdout: a line per slot, its
-// XYZZ words in Montgomery form.
+// range of lanes·range_len entries). stdout: a line per slot, its XYZZ words in Montgomery form.
 #include <cstring>
 #include <iostream>
 #include <vector>
@@ -42,9 +41,10 @@ static void run(std::istream& in) {
     std::vector<xyzz_t<F>> out(slots[groups]);
     std::memset(out.data(), 1, out.size() * sizeof(xyzz_t<F>));  // a slot left unwritten shows
     for (uint32_t t = 0; t < threads; t++) {
+        const batch_scratch<F> lane_scratch = {sum.data(), group.data(), prefix.data(), head.data(),
+                                               head_group.data()};
         sum_batch_affine_ranges<F>(t, threads, lanes, bases.data(), entries.data(), offsets.data(),
-                                   slots.data(), groups, range_len,
-                                   {sum.data(), group.data(), prefix.data(), head.data(), head_group.data()}, out.data());
+                                   slots.data(), groups, range_len, lane_scratch, out.data());
     }
     const size_t words = sizeof(xyzz_t<F>) / 4;
     for (const xyzz_t<F>& p : out) {

@@ -64,8 +64,9 @@ extern "C" __global__ void msm_segment_counts(const uint32_t* offsets, uint32_t 
     if (g < groups) seg_counts[g] = (offsets[g + 1] - offsets[g] + seg_len - 1) / seg_len;
 }
 
-// counts[g] = the partial-sum slots group g gets from sum_affine_ranges: one per range of
-// range_len entries it overlaps (none when empty).
+// counts[g] = the partial-sum slots group g gets from the first pass: one per range of
+// range_len entries it overlaps (none when empty); a range is a thread's run in
+// sum_affine_ranges, its lanes' runs together in sum_batch_affine_ranges.
 extern "C" __global__ void msm_range_slot_counts(const uint32_t* offsets, uint32_t groups,
                                                  uint32_t range_len, uint32_t* counts) {
     const uint32_t g = (uint32_t)global_thread();
