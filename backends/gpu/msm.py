@@ -2,8 +2,10 @@
 
 Scalars go up as canonical words; their digits are counting-sorted by (window, bucket); bucket
 sums come from a balanced first pass (equal runs of sorted entries per thread, msm_sum_affine_*)
-and segmented passes over its partials (msm_sum_xyzz_*), window sums from chunked running sums
-grouped by bit (see the kernel file's header); the prefix sums between steps are util/scan.cu's.
+and segmented passes over its partials (msm_sum_xyzz_*, msm_group_sums_*), window sums from
+msm/reduce.cuh's chunked running sums, planes by bit and binary trees; the prefix sums between
+steps are util/scan.cu's. After the sort has told the host how many entries there are, every
+later step is launched without waiting on the device: buffers are sized by bounds, not counts.
 The last few hundred doublings that combine the windows run here, in GMP's integers when gmpy2
 is installed (the GPU extras bring it; about twice as fast as Python's ints at 381 bits): that is
 faster than one GPU thread doing them in sequence. With ``split_01`` the scalars equal to 1 skip
@@ -13,7 +15,6 @@ supraseal-c2's split MSM); zeros contribute no digits at all.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -53,7 +54,8 @@ the cache instead of going back to memory half-filled. On the H200 (60 MiB of L2
 one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 23.1 → 20.4 with
 17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
 REDUCE_SEGMENT = 8
-"""Segment length of the later, latency-bound passes: more passes, each with shorter chains."""
+"""Segment length of the bucket sums' later, latency-bound passes (more passes, each with
+shorter chains), and the most points a group may have left for the last pass's thread."""
 BATCH_MIN_ENTRIES = 1 << 27
 """Fewest bucket entries a pass with ``batch_lanes`` (the profile's msm.batch_lanes_g1/g2) takes
 the batch-affine first pass for: below, a thread's runs are too short to share an inversion
@@ -161,41 +163,45 @@ def _segmented_sum(
     gpu: Gpu,
     group: Group,
     points: DeviceArray,
-    index: DeviceArray | None,
+    count: int,
     group_offsets: DeviceArray,
     groups: int,
     max_count: int,
 ) -> DeviceArray:
-    """Σ per group of XYZZ ``points`` picked by ``index`` (in order when None), groups given as
-    CSR offsets; one XYZZ point per group. Passes of segments of REDUCE_SEGMENT points each
-    (short chains: these passes are latency bound) repeat until one partial per group is left."""
-    if max_count == 0:
-        return gpu.zeros((groups, group.xyzz_words), np.uint32)
-    while max_count > 1 or index is not None:  # a pass applies the index; gather cannot
+    """Σ per group of XYZZ ``points`` (at most ``count`` of them; groups as CSR offsets, at
+    most ``max_count`` points each); one XYZZ point per group, infinity when empty. While a
+    group may hold more than REDUCE_SEGMENT points, passes of segments that long leave a partial
+    each; then a thread a group adds what is left. Sized by bounds, so nothing waits."""
+    while max_count > REDUCE_SEGMENT:
+        # Σ_g ⌈c_g / s⌉ < count / s + groups.
+        bound = count // REDUCE_SEGMENT + groups
         seg_offsets = gpu.empty((groups + 1,), np.uint32)
         gpu.clear(seg_offsets[:1])
         counts = _kernel(gpu, "msm_segment_counts")
         args = (group_offsets, _u32(groups), _u32(REDUCE_SEGMENT), seg_offsets[1:])
         gpu.launch(counts, groups, args)
         scan.inclusive_sum(gpu, seg_offsets[1:], seg_offsets[1:])
-        segments = int(seg_offsets[-1].get())
-        partials = gpu.empty((segments, group.xyzz_words), np.uint32)
-        args = (
-            points,
-            index if index is not None else NULL,
-            group_offsets,
-            seg_offsets,
-            _u32(groups),
-            _u32(REDUCE_SEGMENT),
-            partials,
-        )
-        gpu.launch(_kernel(gpu, f"msm_sum_xyzz_{group.name}"), segments, args, block=128)
-        points, index, group_offsets = partials, None, seg_offsets
+        partials = gpu.empty((bound, group.xyzz_words), np.uint32)
+        args = (points, group_offsets, seg_offsets, _u32(groups), _u32(REDUCE_SEGMENT), partials)
+        gpu.launch(_kernel(gpu, f"msm_sum_xyzz_{group.name}"), bound, args, block=128)
+        points, count, group_offsets = partials, bound, seg_offsets
         max_count = -(-max_count // REDUCE_SEGMENT)
     out = gpu.empty((groups, group.xyzz_words), np.uint32)
-    gather = _kernel(gpu, f"msm_gather_{group.name}")
-    gpu.launch(gather, groups, (points, group_offsets, _u32(groups), out))
+    args = (points, group_offsets, _u32(groups), out)
+    gpu.launch(_kernel(gpu, f"msm_group_sums_{group.name}"), groups, args, block=128)
     return out
+
+
+def _pair_sums(gpu: Gpu, group: Group, points: DeviceArray, groups: int, size: int) -> DeviceArray:
+    """Σ of each group's ``size`` consecutive XYZZ ``points`` by a binary tree of passes (one
+    addition's latency each): one point per group."""
+    pair_sums = _kernel(gpu, f"msm_pair_sums_{group.name}")
+    while size > 1:
+        half = -(-size // 2)
+        out = gpu.empty((groups * half, group.xyzz_words), np.uint32)
+        gpu.launch(pair_sums, groups * half, (points, _u32(groups), _u32(size), out), block=128)
+        points, size = out, half
+    return points
 
 
 def _range_threads(gpu: Gpu, group: Group) -> int:
@@ -241,7 +247,9 @@ def _bucket_sums(
     counts = _kernel(gpu, "msm_range_slot_counts")
     gpu.launch(counts, groups, (offsets, _u32(groups), _u32(slot_range), slots[1:]))
     scan.inclusive_sum(gpu, slots[1:], slots[1:])
-    partials = gpu.empty((int(slots[-1].get()), group.xyzz_words), np.uint32)
+    # A range adds a slot for each group boundary inside it: at most ranges + groups in all.
+    bound = -(-total // slot_range) + groups
+    partials = gpu.empty((bound, group.xyzz_words), np.uint32)
     args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len))
     if lanes:  # each lane's running sum and group, the step's prefix product, the lane's head
         scratch = (
@@ -257,25 +265,16 @@ def _bucket_sums(
         gpu.launch(kernel, -(-total // range_len), (*args, partials), block=128)
     if overlap_host_work:  # the MSM's longest kernel: the proof's Python runs meanwhile
         gpu.overlap_host_work()
-    # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges.
-    return _segmented_sum(gpu, group, partials, None, slots, groups, -(-max_count // range_len) + 1)
-
-
-@functools.cache
-def _chunk_groups(windows: int, chunks: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR groups over [T | R] (each windows×chunks): per window ΣT_k, then per bit t Σ R_k."""
-    ks = np.arange(chunks, dtype=np.int64)
-    members = [ks] + [ks[(ks >> t) & 1 == 1] + windows * chunks for t in range(bits)]
-    index = np.concatenate([m + w * chunks for w in range(windows) for m in members])
-    sizes = np.array([len(m) for m in members] * windows, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    return index.astype(np.uint32), offsets.astype(np.uint32)
+    # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges of L = slot_range entries.
+    most = -(-max_count // slot_range) + 1
+    return _segmented_sum(gpu, group, partials, bound, slots, groups, most)
 
 
 def _window_sums(
     gpu: Gpu, group: Group, buckets: DeviceArray, windows: int, per_window: int
 ) -> DeviceArray:
-    """Σ_b b·bucket_b for every window, canonical XYZZ on the device (windows rows)."""
+    """Σ_b b·bucket_b for every window, canonical XYZZ on the device (windows rows), by
+    msm/reduce.cuh's steps."""
     m = 1 << max(0, math.ceil(math.log2(max(1, windows * per_window / CHUNK_THREADS))))
     m = min(m, 1 << max(0, (per_window - 1).bit_length()))
     chunks = -(-per_window // m)
@@ -287,17 +286,27 @@ def _window_sums(
         block=128,
     )
     bits = (chunks - 1).bit_length()
-    index, offsets = _chunk_groups(windows, chunks, bits)
-    grouped = _segmented_sum(
-        gpu, group, sums, gpu.to_device(index), gpu.to_device(offsets), windows * (1 + bits), chunks
-    )
-    out = gpu.empty((windows, group.xyzz_words), np.uint32)
+    planes = 1 + bits
+    per_plane = 1 if bits < 2 else 1 << (bits - 2)
+    partials = gpu.empty((windows * planes * per_plane, group.xyzz_words), np.uint32)
     gpu.launch(
-        _kernel(gpu, f"msm_window_sums_{group.name}"),
-        windows,
-        (grouped, _u32(windows), _u32(bits), _u32(m.bit_length() - 1), out),
-        block=32,
+        _kernel(gpu, f"msm_plane_sums_{group.name}"),
+        windows * planes * per_plane,
+        (sums, _u32(windows), _u32(chunks), _u32(bits), partials),
+        block=128,
     )
+    del sums
+    plane_totals = _pair_sums(gpu, group, partials, windows * planes, per_plane)
+    terms = gpu.empty((windows * planes, group.xyzz_words), np.uint32)
+    args = (plane_totals, _u32(windows), _u32(bits), _u32(m.bit_length() - 1), terms)
+    gpu.launch(_kernel(gpu, f"msm_window_terms_{group.name}"), windows * planes, args, block=32)
+    return _canonical(gpu, group, _pair_sums(gpu, group, terms, windows, planes), windows)
+
+
+def _canonical(gpu: Gpu, group: Group, points: DeviceArray, count: int) -> DeviceArray:
+    """The first ``count`` XYZZ ``points`` out of Montgomery form, as the host reads them."""
+    out = gpu.empty((count, group.xyzz_words), np.uint32)
+    gpu.launch(_kernel(gpu, f"msm_canonical_{group.name}"), count, (points, _u32(count), out))
     return out
 
 
@@ -444,11 +453,7 @@ def batch_sum(gpu: Gpu, group: Group, bases: DeviceArray, indices: DeviceArray) 
         return group.infinity
     offsets = gpu.to_device(np.array([0, count], dtype=np.uint32))
     total = _bucket_sums(gpu, group, bases, indices, offsets, 1, count, count)
-    out = gpu.empty((1, group.xyzz_words), np.uint32)
-    gpu.launch(
-        _kernel(gpu, f"msm_window_sums_{group.name}"), 1, (total, _u32(1), _u32(0), _u32(0), out)
-    )
-    return _xyzz_to_jacobian(group, out.get()[0])
+    return _xyzz_to_jacobian(group, _canonical(gpu, group, total, 1).get()[0])
 
 
 def split_ones(

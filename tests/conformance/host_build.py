@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from cuzk_core.field.constants import FQ_MODULUS
+from cuzk_core.field.tower import fq2_inv, fq2_mul
 
 KERNELS = Path(__file__).resolve().parents[2] / "backends" / "kernels"
 R_INV = pow(1 << 384, -1, FQ_MODULUS)
@@ -39,6 +40,20 @@ def flat_affine(group: str, point) -> list[int]:
         return list(point)
     (x0, x1), (y0, y1) = point
     return [x0, x1, y0, y1]
+
+
+def xyzz_affine(group: str, coords: list[int]):
+    """An XYZZ point (X, Y, ZZ, ZZZ; canonical elements in the device's order) as an affine
+    point of cuzk_core, None for infinity."""
+    if group == "g1":
+        x, y, zz, zzz = coords
+        if zz == 0:
+            return None
+        return (x * pow(zz, -1, FQ_MODULUS) % FQ_MODULUS, y * pow(zzz, -1, FQ_MODULUS) % FQ_MODULUS)
+    x, y, zz, zzz = (tuple(coords[i : i + 2]) for i in range(0, 8, 2))
+    if zz == (0, 0):
+        return None
+    return (fq2_mul(x, fq2_inv(zz)), fq2_mul(y, fq2_inv(zzz)))
 
 
 def build_harness(source: Path, out_dir: Path, optimize: str = "-O1") -> Callable[[list[str]], str]:

@@ -17,29 +17,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from host_build import build_harness, canonical_elements, flat_affine, montgomery_words
+from host_build import (
+    build_harness,
+    canonical_elements,
+    flat_affine,
+    montgomery_words,
+    xyzz_affine,
+)
 
 from cuzk_core.conformance.inputs import GROUPS, random_points
-from cuzk_core.field.constants import FQ_MODULUS
 
 HARNESS = Path(__file__).with_name("batch_affine_host.cpp")
-Q = FQ_MODULUS
 SIGN = 1 << 31
-
-
-def _xyzz_affine(group: str, coords: list[int]):
-    """An XYZZ partial (X, Y, ZZ, ZZZ) as an affine point of cuzk_core, None for infinity."""
-    if group == "g1":
-        x, y, zz, zzz = coords
-        if zz == 0:
-            return None
-        return (x * pow(zz, -1, Q) % Q, y * pow(zzz, -1, Q) % Q)
-    from cuzk_core.field.tower import fq2_inv, fq2_mul
-
-    x, y, zz, zzz = (tuple(coords[i : i + 2]) for i in range(0, 8, 2))
-    if zz == (0, 0):
-        return None
-    return (fq2_mul(x, fq2_inv(zz)), fq2_mul(y, fq2_inv(zzz)))
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +51,7 @@ def harness(tmp_path_factory):
         lines += [montgomery_words(flat_affine(group, p)) for p in bases]
         lines.append(" ".join(f"{v:x}" for v in [*entries, *offsets, *slots]) or "")
         lines = program(lines).splitlines()
-        partials = [_xyzz_affine(group, canonical_elements(line)) for line in lines]
+        partials = [xyzz_affine(group, canonical_elements(line)) for line in lines]
         assert len(partials) == slots[-1]
         ops = GROUPS[group][0]
         sums = []

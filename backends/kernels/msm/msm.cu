@@ -108,23 +108,38 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
                                    out);                                                        \
     }                                                                                           \
     extern "C" __global__ void msm_sum_xyzz_##G(                                                \
-        const xyzz_t<F>* points, const uint32_t* index, const uint32_t* group_offsets,         \
-        const uint32_t* seg_offsets, uint32_t groups, uint32_t seg_len, xyzz_t<F>* out) {       \
-        sum_xyzz<F>(points, index, group_offsets, seg_offsets, groups, seg_len, out);           \
+        const xyzz_t<F>* points, const uint32_t* group_offsets, const uint32_t* seg_offsets,   \
+        uint32_t groups, uint32_t seg_len, xyzz_t<F>* out) {                                    \
+        sum_xyzz<F>(points, group_offsets, seg_offsets, groups, seg_len, out);                  \
     }                                                                                           \
-    extern "C" __global__ void msm_gather_##G(const xyzz_t<F>* partials,                        \
-                                              const uint32_t* seg_offsets, uint32_t groups,     \
-                                              xyzz_t<F>* out) {                                 \
-        gather_groups<F>(partials, seg_offsets, groups, out);                                   \
+    extern "C" __global__ void msm_group_sums_##G(const xyzz_t<F>* points,                      \
+                                                  const uint32_t* offsets, uint32_t groups,     \
+                                                  xyzz_t<F>* out) {                             \
+        group_sum_at<F>(global_thread(), points, offsets, groups, out);                         \
     }                                                                                           \
     extern "C" __global__ void msm_chunk_sums_##G(const xyzz_t<F>* buckets, uint32_t windows,   \
                                                   uint32_t buckets_per_window, uint32_t m,      \
                                                   uint32_t chunks, xyzz_t<F>* out) {            \
-        chunk_sums<F>(buckets, windows, buckets_per_window, m, chunks, out);                    \
+        chunk_sums_at<F>(global_thread(), buckets, windows, buckets_per_window, m, chunks, out); \
     }                                                                                           \
-    extern "C" __global__ void msm_window_sums_##G(const xyzz_t<F>* groups, uint32_t windows,   \
-                                                   uint32_t bits, uint32_t mu, xyzz_t<F>* out) { \
-        window_sums<F>(groups, windows, bits, mu, out);                                         \
+    extern "C" __global__ void msm_plane_sums_##G(const xyzz_t<F>* chunk_sums, uint32_t windows, \
+                                                  uint32_t chunks, uint32_t bits,               \
+                                                  xyzz_t<F>* out) {                             \
+        plane_sum_at<F>(global_thread(), chunk_sums, windows, chunks, bits, out);               \
+    }                                                                                           \
+    extern "C" __global__ void msm_pair_sums_##G(const xyzz_t<F>* in, uint32_t groups,          \
+                                                 uint32_t size, xyzz_t<F>* out) {               \
+        pair_sum_at<F>(global_thread(), in, groups, size, out);                                 \
+    }                                                                                           \
+    extern "C" __global__ void msm_window_terms_##G(const xyzz_t<F>* plane_totals,              \
+                                                    uint32_t windows, uint32_t bits,            \
+                                                    uint32_t mu, xyzz_t<F>* out) {              \
+        window_term_at<F>(global_thread(), plane_totals, windows, bits, mu, out);               \
+    }                                                                                           \
+    extern "C" __global__ void msm_canonical_##G(const xyzz_t<F>* points, uint32_t count,       \
+                                                 xyzz_t<F>* out) {                              \
+        const uint64_t i = global_thread();                                                     \
+        if (i < count) store_vec(out + i, load_vec(points + i).from_mont());                    \
     }                                                                                           \
     extern "C" __global__ void msm_window_table_##G(affine_t<F>* table, uint32_t n, uint32_t c,   \
                                                     uint32_t windows) {                         \

@@ -3,16 +3,15 @@
 //
 //   1. bucket_counts / scatter: the signed (or unsigned) base-2^c digits of every scalar, and a
 //      counting sort of (window, bucket) ← point index, sign in bit 31;
-//   2. sum_affine_ranges, then sum_xyzz: the bucket sums. The first pass gives every thread an
-//      equal run of sorted entries, cutting it at bucket boundaries (one crowded bucket, all
-//      scalars equal say, spreads over many threads; uneven buckets cost no waiting); later
-//      passes sum each bucket's partials in segments of at most seg_len until one is left,
-//      then gather. Large passes may take batch_affine.cuh's first pass instead (affine
-//      additions sharing inversions), which leaves partials in the same slots' layout;
-//   3. chunk_sums: Σ_j (j+1)·bucket_j per window, cut into chunks of m buckets: a running sum
-//      gives T_k = Σ_i (i+1)·S_{km+i} and R_k = Σ_i S_{km+i}, and the window sum is
-//      Σ_k T_k + m·Σ_k k·R_k; the host groups T_k and the R_k by bit of k (step 2 again);
-//   4. window_sums: Σ_t 2^t·U_t per window by doubling, then out of Montgomery form; the host
+//   2. sum_affine_ranges, then sum_xyzz and group_sum_at: the bucket sums. The first pass gives
+//      every thread an equal run of sorted entries, cutting it at bucket boundaries (one crowded
+//      bucket, all scalars equal say, spreads over many threads; uneven buckets cost no
+//      waiting); later passes sum each bucket's partials in segments of at most seg_len while
+//      a bucket may have more, then one thread a bucket adds what is left. Large passes may
+//      take batch_affine.cuh's first pass instead (affine additions sharing inversions), which
+//      leaves partials in the same slots' layout;
+//   3. reduce.cuh: Σ_j (j+1)·bucket_j per window, by chunked running sums, planes of chunk
+//      sums by bit, and binary trees of additions, then out of Montgomery form; the host
 //      combines the windows (a few hundred doublings, cheaper on the CPU than on one thread).
 //
 // For a resident key the host may first build a window table (window_table): every base's
@@ -25,6 +24,7 @@
 #include "../ec/xyzz.cuh"
 #include "../ff/scalar_window.cuh"
 #include "groups.cuh"
+#include "reduce.cuh"
 #include "window_table.cuh"
 
 // Call visit(window, magnitude, negative) for every nonzero digit of scalar i in windows
@@ -97,69 +97,17 @@ __device__ __forceinline__ void sum_affine_ranges(const affine_t<F>* bases,
     store_vec(out + seg_offsets[g] + t - group_offsets[g] / range_len, acc);
 }
 
-// Segment sums of XYZZ points, picked by index (or taken in order when index is null).
+// Segment sums of XYZZ points: segment s of its group's points, one partial a segment.
 template <class F>
-__device__ __forceinline__ void sum_xyzz(const xyzz_t<F>* points, const uint32_t* index,
-                                         const uint32_t* group_offsets,
+__device__ __forceinline__ void sum_xyzz(const xyzz_t<F>* points, const uint32_t* group_offsets,
                                          const uint32_t* seg_offsets, uint32_t groups,
                                          uint32_t seg_len, xyzz_t<F>* out) {
     const uint32_t s = (uint32_t)global_thread();
     segment_range range;
     if (!locate_segment(group_offsets, seg_offsets, groups, seg_len, s, &range)) return;
-    xyzz_t<F> acc = xyzz_t<F>::inf();
-    for (uint32_t e = range.begin; e < range.end; e++) {
-        acc.accumulate(load_vec(points + (index != nullptr ? index[e] : e)));
-    }
+    xyzz_t<F> acc = load_vec(points + range.begin);
+    for (uint32_t e = range.begin + 1; e < range.end; e++) acc.accumulate(load_vec(points + e));
     store_vec(out + s, acc);
-}
-
-// out[g] = the one partial of group g, or infinity for an empty group.
-template <class F>
-__device__ __forceinline__ void gather_groups(const xyzz_t<F>* partials,
-                                              const uint32_t* seg_offsets, uint32_t groups,
-                                              xyzz_t<F>* out) {
-    const uint32_t g = (uint32_t)global_thread();
-    if (g >= groups) return;
-    const bool empty = seg_offsets[g + 1] == seg_offsets[g];
-    store_vec(out + g, empty ? xyzz_t<F>::inf() : load_vec(partials + seg_offsets[g]));
-}
-
-// For window w and chunk k (one thread each): T = Σ_i (i+1)·S_{km+i} into out[w·K + k] and
-// R = Σ_i S_{km+i} into out[(windows + w)·K + k], by a running sum from the top bucket down.
-template <class F>
-__device__ __forceinline__ void chunk_sums(const xyzz_t<F>* buckets, uint32_t windows,
-                                           uint32_t buckets_per_window, uint32_t m,
-                                           uint32_t chunks, xyzz_t<F>* out) {
-    const uint32_t t = (uint32_t)global_thread();
-    if (t >= windows * chunks) return;
-    const uint32_t w = t / chunks, k = t % chunks;
-    const uint32_t first = k * m;
-    const uint32_t last = min(first + m, buckets_per_window);
-    const xyzz_t<F>* window = buckets + (uint64_t)w * buckets_per_window;
-    xyzz_t<F> running = xyzz_t<F>::inf(), total = xyzz_t<F>::inf();
-    for (uint32_t j = last; j > first; j--) {
-        running.accumulate(load_vec(window + j - 1));
-        total.accumulate(running);
-    }
-    store_vec(out + t, total);
-    store_vec(out + (uint64_t)windows * chunks + t, running);
-}
-
-// S_w = G(w,0) + 2^mu·Σ_t 2^t·G(w,1+t) for each window, written out of Montgomery form.
-template <class F>
-__device__ __forceinline__ void window_sums(const xyzz_t<F>* groups, uint32_t windows,
-                                            uint32_t bits, uint32_t mu, xyzz_t<F>* out) {
-    const uint32_t w = (uint32_t)global_thread();
-    if (w >= windows) return;
-    const xyzz_t<F>* g = groups + (uint64_t)w * (1 + bits);
-    xyzz_t<F> acc = xyzz_t<F>::inf();
-    for (uint32_t t = bits; t > 0; t--) {
-        acc.dbl();
-        acc.accumulate(load_vec(g + t));
-    }
-    for (uint32_t i = 0; i < mu; i++) acc.dbl();
-    acc.accumulate(load_vec(g));
-    store_vec(out + w, acc.from_mont());
 }
 
 // The window table's thread per base (see window_table.cuh).
