@@ -226,8 +226,9 @@ def _bucket_sums(
 
     The first pass gives each of one wave of resident threads an equal run of entries
     (msm_sum_affine_*, or from BATCH_MIN_ENTRIES entries with ``batch_lanes``,
-    msm_sum_batch_affine_*: that many runs a thread, one inversion a step for all); the
-    partials it leaves per group are then summed by _segmented_sum.
+    msm_sum_batch_affine_*: that many runs a thread, one inversion a step for all). A group
+    left with at most REDUCE_SEGMENT partials has them added by the thread of its first range
+    boundary (msm_range_carries_*); with more, they go through _segmented_sum.
     With ``overlap_host_work`` (an MSM's buckets, not a small batch) the calling thread's
     queued host work runs while that pass computes.
     """
@@ -267,7 +268,15 @@ def _bucket_sums(
         gpu.overlap_host_work()
     # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges of L = slot_range entries.
     most = -(-max_count // slot_range) + 1
-    return _segmented_sum(gpu, group, partials, bound, slots, groups, most)
+    if most > REDUCE_SEGMENT:
+        return _segmented_sum(gpu, group, partials, bound, slots, groups, most)
+    out = gpu.empty((groups, group.xyzz_words), np.uint32)
+    args = (partials, slots, _u32(groups), out)
+    gpu.launch(_kernel(gpu, f"msm_first_partials_{group.name}"), groups, args)
+    ranges = -(-total // slot_range)
+    args = (partials, offsets, slots, _u32(groups), _u32(slot_range), _u32(ranges), out)
+    gpu.launch(_kernel(gpu, f"msm_range_carries_{group.name}"), ranges - 1, args, block=128)
+    return out
 
 
 def _window_sums(

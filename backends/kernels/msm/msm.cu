@@ -112,6 +112,16 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
         uint32_t groups, uint32_t seg_len, xyzz_t<F>* out) {                                    \
         sum_xyzz<F>(points, group_offsets, seg_offsets, groups, seg_len, out);                  \
     }                                                                                           \
+    extern "C" __global__ void msm_first_partials_##G(const xyzz_t<F>* partials,                \
+                                                      const uint32_t* slots, uint32_t groups,   \
+                                                      xyzz_t<F>* out) {                         \
+        first_partials<F>(partials, slots, groups, out);                                        \
+    }                                                                                           \
+    extern "C" __global__ void msm_range_carries_##G(                                           \
+        const xyzz_t<F>* partials, const uint32_t* group_offsets, const uint32_t* slots,       \
+        uint32_t groups, uint32_t range_len, uint32_t ranges, xyzz_t<F>* out) {                 \
+        range_carries<F>(partials, group_offsets, slots, groups, range_len, ranges, out);       \
+    }                                                                                           \
     extern "C" __global__ void msm_group_sums_##G(const xyzz_t<F>* points,                      \
                                                   const uint32_t* offsets, uint32_t groups,     \
                                                   xyzz_t<F>* out) {                             \
