@@ -1,10 +1,15 @@
 // Host build of msm/reduce.cuh (the very device code, carry chains emulated by common.cuh),
-// driven by test_reduce_kernel.py. stdin, all numbers hex: the group (g1 or g2); windows,
-// buckets a window and m (a power of two); each bucket's XYZZ words in Montgomery form, window
-// by window. The steps run in backends/gpu/msm.py's order (_window_sums), each step's threads
-// in turn. stdout: a line per window, its sum Σ_j (j+1)·S_j as XYZZ words in Montgomery form.
+// driven by test_reduce_kernel.py; the steps run in backends/gpu/msm.py's order, each step's
+// threads in turn. stdin, all numbers hex, XYZZ points as words in Montgomery form: the group
+// (g1 or g2), then a mode:
+// - "windows": windows, buckets a window and m (a power of two); each bucket's point, window
+//   by window. stdout: a line per window, its sum Σ_j (j+1)·S_j (_window_sums).
+// - "carries": buckets, range_len and ranges; the buckets' entry offsets and slot offsets
+//   (buckets + 1 each); each slot's partial. stdout: a line per bucket, the sum of its
+//   partials (first_partial_at, then range_carry_at).
 #include <cstring>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "ff/bls12_381.cuh"
@@ -29,14 +34,48 @@ static std::vector<xyzz_t<F>> pair_sums(std::vector<xyzz_t<F>> points, uint32_t 
     return points;
 }
 
+template <class T>
+static std::vector<T> read_words(std::istream& in, size_t count) {
+    std::vector<uint32_t> words(count * (sizeof(T) / 4));
+    for (auto& w : words) in >> w;
+    std::vector<T> out(count);
+    std::memcpy(out.data(), words.data(), words.size() * 4);
+    return out;
+}
+
 template <class F>
-static void run(std::istream& in) {
+static void print(const std::vector<xyzz_t<F>>& points) {
+    const size_t words = sizeof(xyzz_t<F>) / 4;
+    for (const xyzz_t<F>& p : points) {
+        const uint32_t* w = reinterpret_cast<const uint32_t*>(&p);
+        for (size_t j = 0; j < words; j++) std::cout << (j ? " " : "") << w[j];
+        std::cout << "\n";
+    }
+}
+
+template <class F>
+static void run_carries(std::istream& in) {
+    uint32_t groups, range_len, ranges;
+    in >> groups >> range_len >> ranges;
+    const std::vector<uint32_t> offsets = read_words<uint32_t>(in, groups + 1);
+    const std::vector<uint32_t> slots = read_words<uint32_t>(in, groups + 1);
+    const std::vector<xyzz_t<F>> partials = read_words<xyzz_t<F>>(in, slots[groups]);
+    std::vector<xyzz_t<F>> out(groups);
+    std::memset(out.data(), 1, out.size() * sizeof(xyzz_t<F>));  // a bucket left unwritten shows
+    for (uint64_t g = 0; g < groups; g++)
+        first_partial_at<F>(g, partials.data(), slots.data(), groups, out.data());
+    for (uint64_t u = 0; u + 1 < ranges; u++)
+        range_carry_at<F>(u, partials.data(), offsets.data(), slots.data(), groups, range_len,
+                          ranges, out.data());
+    print<F>(out);
+}
+
+template <class F>
+static void run_windows(std::istream& in) {
     uint32_t windows, per_window, m;
     in >> windows >> per_window >> m;
-    std::vector<uint32_t> words(size_t(windows) * per_window * (sizeof(xyzz_t<F>) / 4));
-    for (auto& w : words) in >> w;
-    std::vector<xyzz_t<F>> buckets(size_t(windows) * per_window);
-    std::memcpy(buckets.data(), words.data(), words.size() * 4);
+    const std::vector<xyzz_t<F>> buckets =
+        read_words<xyzz_t<F>>(in, size_t(windows) * per_window);
 
     const uint32_t chunks = (per_window + m - 1) / m;
     std::vector<xyzz_t<F>> sums(2 * size_t(windows) * chunks);
@@ -53,11 +92,17 @@ static void run(std::istream& in) {
     std::vector<xyzz_t<F>> terms(totals.size());
     for (uint64_t u = 0; u < terms.size(); u++)
         window_term_at<F>(u, totals.data(), windows, bits, mu, terms.data());
-    const size_t out_words = sizeof(xyzz_t<F>) / 4;
-    for (const xyzz_t<F>& p : pair_sums<F>(terms, windows, planes)) {
-        const uint32_t* w = reinterpret_cast<const uint32_t*>(&p);
-        for (size_t j = 0; j < out_words; j++) std::cout << (j ? " " : "") << w[j];
-        std::cout << "\n";
+    print<F>(pair_sums<F>(terms, windows, planes));
+}
+
+template <class F>
+static void run(std::istream& in) {
+    std::string mode;
+    in >> mode;
+    if (mode == "windows") {
+        run_windows<F>(in);
+    } else if (mode == "carries") {
+        run_carries<F>(in);
     }
 }
 

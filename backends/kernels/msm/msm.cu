@@ -93,14 +93,14 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
 
 #define CUZK_MSM_KERNELS(G, F)                                                                  \
     extern "C" __global__ void msm_sum_affine_##G(                                              \
-        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
+        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,       \
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, xyzz_t<F>* out) {     \
         sum_affine_ranges<F>(bases, entries, group_offsets, seg_offsets, groups, range_len, out); \
     }                                                                                           \
     extern "C" __global__ void msm_sum_batch_affine_##G(                                        \
-        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
-        const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,      \
-        affine_t<F>* sums, uint32_t* sum_groups, F* prefix, affine_t<F>* heads,                \
+        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,       \
+        const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,       \
+        affine_t<F>* sums, uint32_t* sum_groups, F* prefix, affine_t<F>* heads,                 \
         uint32_t* head_groups, xyzz_t<F>* out) {                                                \
         sum_batch_affine_ranges<F>(global_thread(), (uint64_t)gridDim.x * blockDim.x, lanes,    \
                                    bases, entries, group_offsets, seg_offsets, groups,          \
@@ -108,19 +108,20 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
                                    out);                                                        \
     }                                                                                           \
     extern "C" __global__ void msm_sum_xyzz_##G(                                                \
-        const xyzz_t<F>* points, const uint32_t* group_offsets, const uint32_t* seg_offsets,   \
+        const xyzz_t<F>* points, const uint32_t* group_offsets, const uint32_t* seg_offsets,    \
         uint32_t groups, uint32_t seg_len, xyzz_t<F>* out) {                                    \
         sum_xyzz<F>(points, group_offsets, seg_offsets, groups, seg_len, out);                  \
     }                                                                                           \
     extern "C" __global__ void msm_first_partials_##G(const xyzz_t<F>* partials,                \
                                                       const uint32_t* slots, uint32_t groups,   \
                                                       xyzz_t<F>* out) {                         \
-        first_partials<F>(partials, slots, groups, out);                                        \
+        first_partial_at<F>(global_thread(), partials, slots, groups, out);                     \
     }                                                                                           \
     extern "C" __global__ void msm_range_carries_##G(                                           \
-        const xyzz_t<F>* partials, const uint32_t* group_offsets, const uint32_t* slots,       \
+        const xyzz_t<F>* partials, const uint32_t* group_offsets, const uint32_t* slots,        \
         uint32_t groups, uint32_t range_len, uint32_t ranges, xyzz_t<F>* out) {                 \
-        range_carries<F>(partials, group_offsets, slots, groups, range_len, ranges, out);       \
+        range_carry_at<F>(global_thread(), partials, group_offsets, slots, groups, range_len,   \
+                          ranges, out);                                                         \
     }                                                                                           \
     extern "C" __global__ void msm_group_sums_##G(const xyzz_t<F>* points,                      \
                                                   const uint32_t* offsets, uint32_t groups,     \
@@ -151,7 +152,7 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
         const uint64_t i = global_thread();                                                     \
         if (i < count) store_vec(out + i, load_vec(points + i).from_mont());                    \
     }                                                                                           \
-    extern "C" __global__ void msm_window_table_##G(affine_t<F>* table, uint32_t n, uint32_t c,   \
+    extern "C" __global__ void msm_window_table_##G(affine_t<F>* table, uint32_t n, uint32_t c, \
                                                     uint32_t windows) {                         \
         window_table<F>(table, n, c, windows);                                                  \
     }

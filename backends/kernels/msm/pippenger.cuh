@@ -3,8 +3,8 @@
 //
 //   1. bucket_counts / scatter: the signed (or unsigned) base-2^c digits of every scalar, and a
 //      counting sort of (window, bucket) ← point index, sign in bit 31;
-//   2. sum_affine_ranges, then first_partials and range_carries (or sum_xyzz and
-//      group_sum_at): the bucket sums. The first pass gives every thread an equal run of
+//   2. sum_affine_ranges, then reduce.cuh's first_partial_at and range_carry_at (or sum_xyzz
+//      and group_sum_at): the bucket sums. The first pass gives every thread an equal run of
 //      sorted entries, cutting it at bucket boundaries (one crowded bucket, all scalars equal
 //      say, spreads over many threads; uneven buckets cost no waiting). A bucket left with a
 //      few partials has them added by the thread of its first range boundary; one with more
@@ -97,36 +97,6 @@ __device__ __forceinline__ void sum_affine_ranges(const affine_t<F>* bases,
         acc.accumulate(load_vec(bases + (entry & ~MSM_SIGN_BIT)), (entry & MSM_SIGN_BIT) != 0);
     }
     store_vec(out + seg_offsets[g] + t - group_offsets[g] / range_len, acc);
-}
-
-// The first pass's partials when no group has more than a few (the usual case): out[g] = the
-// group's first partial (infinity when empty); range_carries then adds the rest, a thread a
-// range boundary. A thread a group would add in nearly every warp, as ~10% of the groups
-// straddle a boundary; a thread a boundary adds in few warps, and in those most threads add.
-template <class F>
-__device__ __forceinline__ void first_partials(const xyzz_t<F>* partials, const uint32_t* slots,
-                                               uint32_t groups, xyzz_t<F>* out) {
-    const uint32_t g = (uint32_t)global_thread();
-    if (g >= groups) return;
-    const bool empty = slots[g] == slots[g + 1];
-    store_vec(out + g, empty ? xyzz_t<F>::inf() : load_vec(partials + slots[g]));
-}
-
-// Thread r − 1 for the boundary at entry r·range_len: if it is the first boundary inside its
-// group, out[g] = the sum of all the group's partials.
-template <class F>
-__device__ __forceinline__ void range_carries(const xyzz_t<F>* partials,
-                                              const uint32_t* group_offsets,
-                                              const uint32_t* slots, uint32_t groups,
-                                              uint32_t range_len, uint32_t ranges,
-                                              xyzz_t<F>* out) {
-    const uint32_t r = 1 + (uint32_t)global_thread();
-    if (r >= ranges) return;
-    const uint32_t g = segment_group(group_offsets, groups, r * range_len);
-    if (group_offsets[g] / range_len + 1 != r) return;
-    xyzz_t<F> acc = load_vec(partials + slots[g]);
-    for (uint32_t s = slots[g] + 1; s < slots[g + 1]; s++) acc.accumulate(load_vec(partials + s));
-    store_vec(out + g, acc);
 }
 
 // Segment sums of XYZZ points: segment s of its group's points, one partial a segment.

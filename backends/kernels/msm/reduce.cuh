@@ -1,7 +1,16 @@
-// The bucket reduction after the bucket sums: each window's Σ_j (j+1)·S_j over its buckets
-// S_0 … S_{B−1}, as per-thread steps over XYZZ points that the host (backends/gpu/msm.py)
-// launches in order without waiting on any of them. Host-callable (CUZK_HD), so
-// tests/conformance/reduce_host.cpp runs this very code against cuzk_core's sums.
+// The bucket sums' last steps and the bucket reduction after them, as per-thread steps over
+// XYZZ points that the host (backends/gpu/msm.py) launches in order without waiting on any of
+// them. Host-callable (CUZK_HD), so tests/conformance/reduce_host.cpp runs this very code
+// against cuzk_core's sums.
+//
+// The first pass leaves partials in slots, one a bucket and range of range_len entries
+// (msm_range_slot_counts). When no bucket has more than a few, first_partial_at copies each
+// bucket's first partial and range_carry_at adds the rest, a thread a range boundary: a thread
+// a bucket would add in nearly every warp, as ~10% of the buckets straddle a boundary, and a
+// thread a boundary adds in few warps, most of whose threads add. Else group_sum_at ends
+// pippenger.cuh's segmented passes.
+//
+// The reduction, each window's Σ_j (j+1)·S_j over its buckets S_0 … S_{B−1}:
 //
 //   1. chunk_sums_at: chunks of m = 2^mu buckets; a running sum from the top gives
 //      T_k = Σ_i (i+1)·S_{km+i} and R_k = Σ_i S_{km+i}, and the window sum is
@@ -22,6 +31,7 @@
 
 #include "../common_mem.cuh"
 #include "../ec/xyzz.cuh"
+#include "groups.cuh"
 
 // Chunk t = w·chunks + k: T_k into out[t], R_k into out[windows·chunks + t].
 template <class F>
@@ -110,5 +120,30 @@ CUZK_HD void group_sum_at(uint64_t g, const xyzz_t<F>* points, const uint32_t* o
     const uint32_t begin = offsets[g], end = offsets[g + 1];
     xyzz_t<F> acc = begin == end ? xyzz_t<F>::inf() : load_vec(points + begin);
     for (uint32_t e = begin + 1; e < end; e++) acc.accumulate(load_vec(points + e));
+    store_vec(out + g, acc);
+}
+
+// out[g] = bucket g's first partial (infinity when it has none).
+template <class F>
+CUZK_HD void first_partial_at(uint64_t g, const xyzz_t<F>* partials, const uint32_t* slots,
+                              uint32_t groups, xyzz_t<F>* out) {
+    if (g >= groups) return;
+    const bool empty = slots[g] == slots[g + 1];
+    store_vec(out + g, empty ? xyzz_t<F>::inf() : load_vec(partials + slots[g]));
+}
+
+// Thread u for the boundary at entry (u + 1)·range_len: if it is the first boundary inside its
+// bucket g, out[g] = the sum of all g's partials (after first_partial_at).
+template <class F>
+CUZK_HD void range_carry_at(uint64_t u, const xyzz_t<F>* partials,
+                            const uint32_t* group_offsets, const uint32_t* slots,
+                            uint32_t groups, uint32_t range_len, uint32_t ranges,
+                            xyzz_t<F>* out) {
+    if (u + 1 >= ranges) return;
+    const uint32_t r = (uint32_t)u + 1;
+    const uint32_t g = segment_group(group_offsets, groups, r * range_len);
+    if (group_offsets[g] / range_len + 1 != r) return;
+    xyzz_t<F> acc = load_vec(partials + slots[g]);
+    for (uint32_t s = slots[g] + 1; s < slots[g + 1]; s++) acc.accumulate(load_vec(partials + s));
     store_vec(out + g, acc);
 }
