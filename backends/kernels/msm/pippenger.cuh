@@ -9,9 +9,8 @@
 //      say, spreads over many threads; uneven buckets cost no waiting). A bucket left with a
 //      few partials has them added by the thread of its first range boundary; one with more
 //      goes through passes of segments of at most seg_len, then one thread a bucket adds what
-//      is left. Large passes may
-//      take batch_affine.cuh's first pass instead (affine additions sharing inversions), which
-//      leaves partials in the same slots' layout;
+//      is left. Large passes may take batch_affine.cuh's first pass instead (affine additions
+//      sharing inversions), which leaves partials in the same slots' layout;
 //   3. reduce.cuh: Σ_j (j+1)·bucket_j per window, by chunked running sums, planes of chunk
 //      sums by bit, and binary trees of additions, then out of Montgomery form; the host
 //      combines the windows (a few hundred doublings, cheaper on the CPU than on one thread).
