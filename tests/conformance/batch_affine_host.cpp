@@ -5,24 +5,15 @@
 // the groups' entry offsets and slot offsets (groups + 1 each; a slot per group and thread
 // range of lanes·range_len entries). stdout: a line per slot, its XYZZ words in Montgomery form.
 #include <cstring>
-#include <iostream>
 #include <vector>
 
 #include "ff/bls12_381.cuh"
 #include "ff/fp2.cuh"
 #include "group_main.h"
+#include "harness_io.h"
 #include "msm/batch_affine.cuh"
 
 typedef fp2_t<fq_t> fq2_t;
-
-template <class T>
-static std::vector<T> read_words(std::istream& in, size_t count) {
-    std::vector<uint32_t> words(count * (sizeof(T) / 4));
-    for (auto& w : words) in >> w;
-    std::vector<T> out(count);
-    std::memcpy(out.data(), words.data(), words.size() * 4);
-    return out;
-}
 
 template <class F>
 static void run(std::istream& in) {
@@ -46,12 +37,7 @@ static void run(std::istream& in) {
         sum_batch_affine_ranges<F>(t, threads, lanes, bases.data(), entries.data(), offsets.data(),
                                    slots.data(), groups, range_len, lane_scratch, out.data());
     }
-    const size_t words = sizeof(xyzz_t<F>) / 4;
-    for (const xyzz_t<F>& p : out) {
-        const uint32_t* w = reinterpret_cast<const uint32_t*>(&p);
-        for (size_t j = 0; j < words; j++) std::cout << (j ? " " : "") << w[j];
-        std::cout << "\n";
-    }
+    print_words(out);
 }
 
 CUZK_GROUP_MAIN(run)

@@ -8,13 +8,13 @@
 //   (buckets + 1 each); each slot's partial. stdout: a line per bucket, the sum of its
 //   partials (first_partial_at, then range_carry_at).
 #include <cstring>
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include "ff/bls12_381.cuh"
 #include "ff/fp2.cuh"
 #include "group_main.h"
+#include "harness_io.h"
 #include "msm/reduce.cuh"
 
 typedef fp2_t<fq_t> fq2_t;
@@ -34,25 +34,6 @@ static std::vector<xyzz_t<F>> pair_sums(std::vector<xyzz_t<F>> points, uint32_t 
     return points;
 }
 
-template <class T>
-static std::vector<T> read_words(std::istream& in, size_t count) {
-    std::vector<uint32_t> words(count * (sizeof(T) / 4));
-    for (auto& w : words) in >> w;
-    std::vector<T> out(count);
-    std::memcpy(out.data(), words.data(), words.size() * 4);
-    return out;
-}
-
-template <class F>
-static void print(const std::vector<xyzz_t<F>>& points) {
-    const size_t words = sizeof(xyzz_t<F>) / 4;
-    for (const xyzz_t<F>& p : points) {
-        const uint32_t* w = reinterpret_cast<const uint32_t*>(&p);
-        for (size_t j = 0; j < words; j++) std::cout << (j ? " " : "") << w[j];
-        std::cout << "\n";
-    }
-}
-
 template <class F>
 static void run_carries(std::istream& in) {
     uint32_t groups, range_len, ranges;
@@ -67,7 +48,7 @@ static void run_carries(std::istream& in) {
     for (uint64_t u = 0; u + 1 < ranges; u++)
         range_carry_at<F>(u, partials.data(), offsets.data(), slots.data(), groups, range_len,
                           ranges, out.data());
-    print<F>(out);
+    print_words(out);
 }
 
 template <class F>
@@ -92,7 +73,7 @@ static void run_windows(std::istream& in) {
     std::vector<xyzz_t<F>> terms(totals.size());
     for (uint64_t u = 0; u < terms.size(); u++)
         window_term_at<F>(u, totals.data(), windows, bits, mu, terms.data());
-    print<F>(pair_sums<F>(terms, windows, planes));
+    print_words(pair_sums<F>(terms, windows, planes));
 }
 
 template <class F>
