@@ -162,16 +162,18 @@ def _u32(value: int) -> np.uint32:
 def _segmented_sum(
     gpu: Gpu,
     group: Group,
-    points: DeviceArray,
+    handed_over: list[DeviceArray],
     count: int,
     group_offsets: DeviceArray,
     groups: int,
     max_count: int,
 ) -> DeviceArray:
-    """Σ per group of XYZZ ``points`` (at most ``count`` of them; groups as CSR offsets, at
-    most ``max_count`` points each); one XYZZ point per group, infinity when empty. While a
-    group may hold more than REDUCE_SEGMENT points, passes of segments that long leave a partial
-    each; then a thread a group adds what is left. Sized by bounds, so nothing waits."""
+    """Σ per group of the XYZZ points in ``handed_over`` (its one array, taken out so that
+    the first pass frees them: at most ``count`` points, groups as CSR offsets, at most
+    ``max_count`` each); one XYZZ point per group, infinity when empty. While a group may hold
+    more than REDUCE_SEGMENT points, passes of segments that long leave a partial each; then a
+    thread a group adds what is left. Sized by bounds, so nothing waits."""
+    points = handed_over.pop()
     while max_count > REDUCE_SEGMENT:
         # Σ_g ⌈c_g / s⌉ < count / s + groups.
         bound = count // REDUCE_SEGMENT + groups
@@ -268,8 +270,10 @@ def _bucket_sums(
         gpu.overlap_host_work()
     # A group of k entries overlaps at most ⌈k / L⌉ + 1 ranges of L = slot_range entries.
     most = -(-max_count // slot_range) + 1
-    if most > REDUCE_SEGMENT:
-        return _segmented_sum(gpu, group, partials, bound, slots, groups, most)
+    if most > REDUCE_SEGMENT:  # the only reference handed over: freed after the first pass
+        handed_over = [partials]
+        del partials
+        return _segmented_sum(gpu, group, handed_over, bound, slots, groups, most)
     out = gpu.empty((groups, group.xyzz_words), np.uint32)
     args = (partials, slots, _u32(groups), out)
     gpu.launch(_kernel(gpu, f"msm_first_partials_{group.name}"), groups, args)
