@@ -251,7 +251,8 @@ def _bucket_sums(
     gpu.launch(counts, groups, (offsets, _u32(groups), _u32(slot_range), slots[1:]))
     scan.inclusive_sum(gpu, slots[1:], slots[1:])
     # A range adds a slot for each group boundary inside it: at most ranges + groups in all.
-    bound = -(-total // slot_range) + groups
+    ranges = -(-total // slot_range)
+    bound = ranges + groups
     partials = gpu.empty((bound, group.xyzz_words), np.uint32)
     args = (bases, entries, offsets, slots, _u32(groups), _u32(range_len))
     if lanes:  # each lane's running sum and group, the step's prefix product, the lane's head
@@ -277,7 +278,6 @@ def _bucket_sums(
     out = gpu.empty((groups, group.xyzz_words), np.uint32)
     args = (partials, slots, _u32(groups), out)
     gpu.launch(_kernel(gpu, f"msm_first_partials_{group.name}"), groups, args)
-    ranges = -(-total // slot_range)
     args = (partials, offsets, slots, _u32(groups), _u32(slot_range), _u32(ranges), out)
     gpu.launch(_kernel(gpu, f"msm_range_carries_{group.name}"), ranges - 1, args, block=128)
     return out
