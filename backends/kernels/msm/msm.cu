@@ -93,14 +93,14 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
 
 #define CUZK_MSM_KERNELS(G, F)                                                                  \
     extern "C" __global__ void msm_sum_affine_##G(                                              \
-        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,       \
+        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, xyzz_t<F>* out) {     \
         sum_affine_ranges<F>(bases, entries, group_offsets, seg_offsets, groups, range_len, out); \
     }                                                                                           \
     extern "C" __global__ void msm_sum_batch_affine_##G(                                        \
-        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,       \
-        const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,       \
-        affine_t<F>* sums, uint32_t* sum_groups, F* prefix, affine_t<F>* heads,                 \
+        const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
+        const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,      \
+        affine_t<F>* sums, uint32_t* sum_groups, F* prefix, affine_t<F>* heads,                \
         uint32_t* head_groups, xyzz_t<F>* out) {                                                \
         sum_batch_affine_ranges<F>(global_thread(), (uint64_t)gridDim.x * blockDim.x, lanes,    \
                                    bases, entries, group_offsets, seg_offsets, groups,          \
@@ -152,10 +152,10 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
         const uint64_t i = global_thread();                                                     \
         if (i < count) store_vec(out + i, load_vec(points + i).from_mont());                    \
     }                                                                                           \
-    extern "C" __global__ void msm_window_table_##G(affine_t<F>* table, uint32_t n, uint32_t c, \
+    extern "C" __global__ void msm_window_table_##G(affine_t<F>* table, uint32_t n, uint32_t c,   \
                                                     uint32_t windows) {                         \
         window_table<F>(table, n, c, windows);                                                  \
-    }
+    }                                                                                           \
 
 CUZK_MSM_KERNELS(g1, fq_t)
 CUZK_MSM_KERNELS(g2, fq2_t)
