@@ -2,7 +2,7 @@
 
     ncu --clock-control none --set full -k regex:msm_sum_affine_g1 -c 1 -o /tmp/g1 \\
         python3 bench/gpu_bench.py --runs 1 --msm-g1 24 --msm-g2 '' --host '' --ntt '' --out /tmp/x
-    python bench/ncu_summary.py /tmp/g1.ncu-rep [--json OUT]
+    python bench/ncu_summary.py /tmp/g1.ncu-rep [--json OUT] [--brief]
 
 It reads the report through ``ncu -i`` (the raw and the source pages), so it runs where ncu is
 installed. Pipe shares are of the peak sustained rate. FMA-heavy is the pipe IMAD and IMAD.WIDE
@@ -89,6 +89,13 @@ def mixes(source_csv: str) -> list[dict[str, float]]:
     return [{op: round(100 * n / sum(c.values()), 1) for op, n in c.most_common()} for c in found]
 
 
+def durations(found: list[dict[str, Any]]) -> str:
+    """The launches in order, a line each with its time (µs), and their total."""
+    lines = [f"{launch['kernel']:32s} {1000 * (launch['ms'] or 0):10.1f} us" for launch in found]
+    total = sum(launch["ms"] or 0 for launch in found)
+    return "\n".join([*lines, f"{'total':32s} {1000 * total:10.1f} us"])
+
+
 def _ncu_page(report: Path, *page: str) -> str:
     done = subprocess.run(
         ["ncu", "-i", str(report), "--csv", "--page", *page], capture_output=True, text=True
@@ -103,8 +110,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("report", type=Path)
     parser.add_argument("--json", type=Path, help="also write the summary here")
+    parser.add_argument(
+        "--brief", action="store_true", help="a line a launch, its time only (no source page)"
+    )
     args = parser.parse_args(argv)
     found = launches(_ncu_page(args.report, "raw"))
+    if args.brief:
+        print(durations(found))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=1))
+        return 0
     for launch, mix in zip(
         found, mixes(_ncu_page(args.report, "source", "--print-source", "sass")), strict=False
     ):

@@ -45,3 +45,9 @@ def test_mixes_count_opcodes_per_launch_past_predicates():
     msm, ntt = ncu_summary.mixes(SOURCE)
     assert msm == {"IMAD.WIDE.U32.X": 60.0, "IADD3.X": 30.0, "RET.REL.NODEC": 10.0}
     assert ntt == {"BAR.SYNC.DEFER_BLOCKING": 100.0}
+
+
+def test_brief_lists_the_launches_in_order_with_their_total():
+    lines = ncu_summary.durations(ncu_summary.launches(RAW)).splitlines()
+    assert [line.split()[0] for line in lines] == ["msm_sum_affine_g1", "ntt_stages", "total"]
+    assert [float(line.split()[1]) for line in lines] == [118990.0, 1650.0, 120640.0]
