@@ -87,6 +87,24 @@ def _time(gp: GpuPlugin, work: Callable[[], Any], runs: int) -> tuple[list[float
     return times, result
 
 
+def timed_steps(
+    run: Callable[[Timer], Any], runs: int, check: Callable[[Any], None] = lambda _: None
+) -> tuple[dict[str, float], int]:
+    """Median milliseconds of each ``msm_*`` step over ``runs`` calls of ``run(timer)`` at
+    CUZK_TIMING=2 (GPU time), each result handed to ``check``; and the bucket entries the
+    last call's spans counted."""
+    steps: dict[str, list[float]] = {}
+    entries = 0
+    for _ in range(runs):
+        timer = Timer(2, stream=io.StringIO())
+        check(run(timer))
+        for span in timer.spans:
+            if span.name.startswith("msm_"):
+                steps.setdefault(span.name, []).append(span.ms)
+            entries = span.attrs.get("entries", entries)
+    return {k: statistics.median(v) for k, v in steps.items()}, entries
+
+
 def tiled(gp: GpuPlugin, small: DeviceArray, n: int) -> DeviceArray:
     """The first ``n`` rows of ``small`` repeated, on the device."""
     out = gp.gpu.empty((n, *small.shape[1:]), small.dtype)

@@ -20,7 +20,6 @@ Round 17 (bench/NOTES.md) timed and profiled the bucket reduction this way.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import statistics
 import sys
@@ -70,24 +69,21 @@ def run_case(gp: Any, case: str, runs: int, ncu: bool) -> dict[str, Any] | None:
             cupy.cuda.runtime.deviceSynchronize()
             cupy.cuda.runtime.profilerStop()
             return None
+
+        def check(got: Any) -> None:
+            if not same(got, want):
+                raise AssertionError(f"{case}: a run's sum differs from the first")
+
         totals = []
         for _ in range(runs):
             got, ms = clock.time(run)
             totals.append(ms)
-            if not same(got, want):
-                raise AssertionError(f"{case}: a run's sum differs from the first")
-        steps: dict[str, list[float]] = {}
-        for _ in range(runs):
-            timer = Timer(2, stream=io.StringIO())
-            if not same(run(timer), want):
-                raise AssertionError(f"{case}: a run's sum differs from the first")
-            for span in timer.spans:
-                if span.name.startswith("msm_"):
-                    steps.setdefault(span.name, []).append(span.ms)
+            check(got)
+        steps, _ = gpu_bench.timed_steps(run, runs, check)
     return {
         "total_ms": round(statistics.median(totals), 3),
         "runs_ms": [round(t, 3) for t in totals],
-        "steps_ms": {k: round(statistics.median(v), 3) for k, v in steps.items()},
+        "steps_ms": {k: round(v, 3) for k, v in steps.items()},
     }
 
 

@@ -398,28 +398,21 @@ def _msm_phases(
 ) -> dict[str, Any]:
     """The G1 MSM of 2^log tiled device points, its steps timed (median of ``runs``); over a
     window table of ``table_bits`` when given (built once, not timed)."""
-    import io
-
     import gpu_bench
 
     from cuzk_backend_gpu import msm
-    from cuzk_core.timing import Timer
 
-    steps: dict[str, list[float]] = {}
-    entries = 0
     with gp.gpu.scope():
         coords, scalars, _ = gpu_bench._tiled_case(gp, "g1", log)
         table = None
         if table_bits is not None:
             table, _ = gpu_bench.window_table(gp, msm.G1, coords, table_bits)
-        for run in range(runs + 1):
-            timer = Timer(2, stream=io.StringIO())
-            gpu_bench._device_msm(gp, msm.G1, coords, scalars, timer=timer, table=table)
-            for span in timer.spans:
-                if span.name.startswith("msm_") and run > 0:  # run 0 warms up
-                    steps.setdefault(span.name, []).append(span.ms)
-                entries = span.attrs.get("entries", entries)
-    medians = {k: statistics.median(v) for k, v in steps.items()}
+
+        def run(timer: Any) -> Any:
+            return gpu_bench._device_msm(gp, msm.G1, coords, scalars, timer=timer, table=table)
+
+        run(None)  # warms up
+        medians, entries = gpu_bench.timed_steps(run, runs)
     madds = entries / (medians["msm_buckets"] / 1000.0)
     return {
         "name": "msm_g1_steps",
