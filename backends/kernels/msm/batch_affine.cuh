@@ -58,13 +58,18 @@ CUZK_HD F denominator(lane_step step, const affine_t<F>& sum, const affine_t<F>&
     return step == LANE_DOUBLE ? sum.y.dbl() : point.x - sum.x;
 }
 
-// Entry e's point, negated when its digit was.
+// An entry's point (its index, its digit's sign), negated when its digit was.
 template <class F>
-CUZK_HD affine_t<F> entry_point(const affine_t<F>* bases, const uint32_t* entries, uint32_t e) {
-    const uint32_t entry = entries[e];
+CUZK_HD affine_t<F> entry_point(const affine_t<F>* bases, uint32_t entry) {
     affine_t<F> p = load_vec(bases + (entry & ~MSM_SIGN_BIT));
     if ((entry & MSM_SIGN_BIT) != 0 && !p.is_inf()) p.y = -p.y;
     return p;
+}
+
+// Entry e, or 0 past the end. The sweeps read each lane's entry a lane ahead, so that a lane's
+// point is gathered at once instead of after its entry's load.
+CUZK_HD uint32_t entry_at(const uint32_t* entries, uint64_t e, uint32_t total) {
+    return e < total ? entries[e] : 0u;
 }
 
 // Thread t's `lanes` ranges over entries [0, group_offsets[groups]): its piece of each group
@@ -86,9 +91,12 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
         // Up: set aside the sums whose group ended, and the product of the denominators.
         F run = F::one();
         uint32_t first = 0;  // at s = 0, the group of the previous lane's first entry
+        uint32_t ahead = entry_at(entries, t * lanes * range_len + s, total);
         for (uint32_t k = 0; k < lanes; k++) {
             const uint64_t v = t * lanes + k, at = k * threads + t;
             const uint64_t e = v * range_len + s;
+            const uint32_t entry = ahead;
+            ahead = k + 1 < lanes ? entry_at(entries, e + range_len, total) : 0u;
             if (e >= total) continue;
             uint32_t g;
             affine_t<F> sum = inf;
@@ -119,19 +127,22 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
                 }
             }
             scratch.group[at] = g;
-            const affine_t<F> point = entry_point(bases, entries, (uint32_t)e);
+            const affine_t<F> point = entry_point(bases, entry);
             const lane_step step = classify(sum, point);
             store_vec(scratch.prefix + at, run);
             if (step >= LANE_ADD) run = pmul(run, denominator(step, sum, point));
         }
         // Down: each lane's 1/denominator from the running inverse, then its sum.
         F inverse = field_inverse(run);
+        ahead = entry_at(entries, ((t + 1) * lanes - 1) * range_len + s, total);
         for (uint32_t k = lanes; k-- > 0;) {
             const uint64_t v = t * lanes + k, at = k * threads + t;
             const uint64_t e = v * range_len + s;
+            const uint32_t entry = ahead;
+            ahead = k > 0 ? entry_at(entries, e - range_len, total) : 0u;
             if (e >= total) continue;
             const affine_t<F> sum = load_vec(scratch.sum + at);
-            const affine_t<F> point = entry_point(bases, entries, (uint32_t)e);
+            const affine_t<F> point = entry_point(bases, entry);
             const lane_step step = classify(sum, point);
             affine_t<F> next = sum;
             if (step == LANE_COPY) next = point;
