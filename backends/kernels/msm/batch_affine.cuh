@@ -92,11 +92,22 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
         F run = F::one();
         uint32_t first = 0;  // at s = 0, the group of the previous lane's first entry
         uint32_t ahead = entry_at(entries, t * lanes * range_len + s, total);
+        // From the second step on, a lane's group and where it ends are read a lane ahead too.
+        uint32_t ahead_group = 0, ahead_end = 0;
+        if (s > 0 && t * lanes * range_len + s < total) {
+            ahead_group = scratch.group[t];
+            ahead_end = group_offsets[ahead_group + 1];
+        }
         for (uint32_t k = 0; k < lanes; k++) {
             const uint64_t v = t * lanes + k, at = k * threads + t;
             const uint64_t e = v * range_len + s;
-            const uint32_t entry = ahead;
-            ahead = k + 1 < lanes ? entry_at(entries, e + range_len, total) : 0u;
+            const uint32_t entry = ahead, lane_group = ahead_group, lane_end = ahead_end;
+            const bool next_lane = k + 1 < lanes && e + range_len < total;
+            ahead = next_lane ? entries[e + range_len] : 0u;
+            if (s > 0 && next_lane) {
+                ahead_group = scratch.group[at + threads];
+                ahead_end = group_offsets[ahead_group + 1];
+            }
             if (e >= total) continue;
             uint32_t g;
             affine_t<F> sum = inf;
@@ -110,9 +121,9 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
                 store_vec(scratch.sum + at, inf);
                 scratch.head_group[at] = NO_HEAD;
             } else {
-                g = scratch.group[at];
+                g = lane_group;
                 sum = load_vec(scratch.sum + at);
-                if (e == group_offsets[g + 1]) {
+                if (e == lane_end) {
                     if (group_offsets[g] >= v * range_len) {  // the whole group is this lane's
                         write(g, xyzz_t<F>::from_affine(sum));
                     } else {
