@@ -614,6 +614,36 @@ def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, lanes, m
     assert np.array_equal(total.infinity, want.infinity)
 
 
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_resident_window_table_serves_msms_that_ask_for_none(name):
+    """A profile without tables (an A/B's other side) gets the resident table's first rows as
+    its bases: no upload, no rebuild, and the table is still there for the profile that wants
+    it. Both sum to Σ kᵢ·logᵢ·G."""
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    storage = {"backend": name, "memory.key_storage": "device"}
+    tables = BackendContext(name, load_profile("h200", {**storage, "msm.table_bits.a": 16}))
+    plain = BackendContext(name, load_profile("h200", storage))
+    rng = random.Random(f"plain-view:{name}")
+    n = 1 << 10
+    logs = [rng.randrange(1, FR_MODULUS) for _ in range(n - 2)] + [0, 1]
+    ks = [rng.randrange(FR_MODULUS) for _ in range(n - 2)] + [FR_MODULUS - 1, 1]
+    bases = plugin.cuzk_fixed_base_g1(tables, G1_GENERATOR, ints_to_limbs(logs, 4))
+    expected = sum(k * x for k, x in zip(ks, logs, strict=True)) % FR_MODULUS
+    want = plugin.cuzk_fixed_base_g1(tables, G1_GENERATOR, ints_to_limbs([expected], 4))
+    with_table = plugin.cuzk_upload(tables, bases, "a")
+    assert with_table.table_bits == 16
+    view = plugin.cuzk_upload(plain, bases, "a")
+    assert view.table_bits == 0 and view.coords is with_table.coords and view.resident
+    for ctx, handle in ((plain, view), (tables, plugin.cuzk_upload(tables, bases, "a"))):
+        total = plugin.cuzk_msm_g1(ctx, handle, ints_to_limbs(ks, 4), None, "a")
+        assert np.array_equal(total.coords, want.coords)
+    assert plugin.cuzk_upload(tables, bases, "a") is with_table  # kept, not rebuilt
+    assert not [s for s in plain.timer.spans + tables.timer.spans if s.name == "window_table"][1:]
+
+
 def test_window_tables_hold_the_windows_the_core_counts():
     """The daemon's residency counts a table's windows as the core's TableBits.windows says;
     the kernels build msm.table_windows of them."""

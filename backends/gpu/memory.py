@@ -245,6 +245,12 @@ class DeviceBases:
     """Nonzero: ``coords`` is a window table of this many bits (``msm.table_windows`` × count
     rows, the bases first: see ``msm.build_window_table``)."""
 
+    def plain_view(self) -> DeviceBases:
+        """These resident bases for an MSM that asks for no window table: the table's first rows
+        are the bases, so a profile without tables (an A/B's other side, another job's profile)
+        neither drops the table nor uploads the bases again. It waits on the same upload."""
+        return DeviceBases(self.group, self.count, self.coords, self.skip, True, self.ready)
+
 
 def _settle(ready: Any, *keep_alive: Any) -> None:
     """Wait for an overlapped upload: ``ready`` is its event, or a future of it while a
@@ -542,6 +548,8 @@ class Memory:
             tables = profile.msm.table_bits
             bits = (tables.for_msm(purpose) if purpose in MSM_NAMES else None) or 0
             cached = resident.get(points)
+            if cached is not None and cached.table_bits and not bits:
+                return cached.plain_view()
             if cached is None or cached.table_bits != bits:
                 resident.pop(points, None)  # a table of other bits: its memory goes first
                 nbytes = self._ensure_fits(points, storage, bits)
