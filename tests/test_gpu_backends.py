@@ -641,7 +641,8 @@ def test_a_resident_window_table_serves_msms_that_ask_for_none(name):
         total = plugin.cuzk_msm_g1(ctx, handle, ints_to_limbs(ks, 4), None, "a")
         assert np.array_equal(total.coords, want.coords)
     assert plugin.cuzk_upload(tables, bases, "a") is with_table  # kept, not rebuilt
-    assert not [s for s in plain.timer.spans + tables.timer.spans if s.name == "window_table"][1:]
+    builds = [s for s in plain.timer.spans + tables.timer.spans if s.name == "window_table"]
+    assert len(builds) <= 1  # the first upload's, if its timer keeps spans
 
 
 def test_window_tables_hold_the_windows_the_core_counts():
