@@ -438,6 +438,14 @@ def environment(plugins: list[GpuPlugin], commit: str = "") -> dict[str, Any]:
     return env
 
 
+def apply_defines(gp: Any, defines: list[str]) -> None:
+    """Kernel macros ``[FILE:]K=V`` (FILE defaults to msm/msm.cu) for the modules ``gp`` builds."""
+    for define in defines:
+        target, _, setting = define.rpartition(":")
+        key, value = setting.split("=")
+        gp.gpu.defines.setdefault(target or "msm/msm.cu", {})[key] = int(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the selected benchmarks and write one JSON file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -475,10 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logs = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
     gp = gpu_plugin(args.backend)
-    for define in args.define:
-        target, _, setting = define.rpartition(":")
-        key, value = setting.split("=")
-        gp.gpu.defines.setdefault(target or "msm/msm.cu", {})[key] = int(value)
+    apply_defines(gp, args.define)
     global BATCH_LANES
     BATCH_LANES, msm.BATCH_MIN_ENTRIES = args.batch_lanes, args.batch_min_entries
     env = environment([gp], args.commit)

@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="cupy", help="the GPU backend measured")
     parser.add_argument("--ncu", action="store_true", help="one profiled MSM a case, no timing")
     parser.add_argument("--chunk-threads", type=int, help="msm.CHUNK_THREADS for this process")
+    parser.add_argument(
+        "--define", action="append", default=[], help="kernel macro, [FILE:]K=V (FILE msm/msm.cu)"
+    )
     args = parser.parse_args(argv)
     for case in args.cases:
         parse_case(case)  # a bad case fails before any device work
@@ -106,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         gp = gpu_bench.gpu_plugin(args.backend)
     except GpuError as exc:
         raise SystemExit(str(exc)) from None
+    gpu_bench.apply_defines(gp, args.define)
     results = {}
     for case in args.cases:
         found = run_case(gp, case, args.runs, args.ncu)
