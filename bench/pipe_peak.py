@@ -8,7 +8,7 @@ one operation (no memory traffic), so its rate is the ceiling that operation can
   ``imad_wide+dfma`` both interleaved in one thread (do the integer and FP64 pipes overlap?);
 - ``fq_mul``: the kernels' Fq Montgomery product (``fq_t::mul_call``, as the curve formulas call
   it), ``fq_madd``: the MSM loop's mixed addition (``xyzz_t::accumulate``) of L1-resident
-  points, the bucket sums' arithmetic without their loads, ``fq_inverse``: Fermat's inversion;
+  points, the bucket sums' arithmetic without their loads, ``fq_inverse``: the field inversion;
 - ``batch_affine/K`` (``--batch-lanes K,…``): affine additions K a thread sharing one inversion
   (Montgomery's trick), with their scratch in global memory, checked against ``fq_madd``'s
   XYZZ formulas: what a batch-affine bucket sum could reach, against ``fq_madd``.
@@ -141,7 +141,7 @@ extern "C" __global__ void peak_fq_madd(const affine_t<fq_t>* points, xyzz_t<fq_
     if (acc.X.v[0] == 0x5eed) store_vec(out + t, acc);
 }
 
-// Fermat's inversion (field_inverse, ~380 squares and ~190 products), 2 independent a thread.
+// The field inversion (field_inverse: the binary GCD since round 19), 2 independent a thread.
 extern "C" __global__ void peak_fq_inverse(const fq_t* in, fq_t* out, uint32_t iters) {
     const uint64_t t = global_thread();
     fq_t a = in[t & 1023], b = in[(t + 1) & 1023];

@@ -10,6 +10,7 @@
 #include "ec/xyzz.cuh"
 #include "ff/bls12_381.cuh"
 #include "ff/fp2.cuh"
+#include "ff/inverse.cuh"
 
 typedef fp2_t<fq_t> fq2_t;
 
@@ -91,6 +92,40 @@ static void curve_op(const std::string& op, std::istream& in, Read read, Show sh
     (void)op;
 }
 
+// field_inverse on raw words X (any integer below p, not taken into Montgomery form): the
+// device's R²·X^−1 mod p, raw.
+template <class F>
+static void inverse_raw_op(std::istream& in) {
+    std::string hex;
+    in >> hex;
+    std::cout << show_raw(field_inverse(parse_raw<F>(hex))) << "\n";
+}
+
+// count x drawn here (every bit length, from splitmix64 seeded by seed), each checked as
+// x·field_inverse(x) == 1: prints how many were not.
+template <class F>
+static void inverse_check_op(std::istream& in) {
+    uint64_t count, seed;
+    in >> count >> seed;
+    auto next = [&seed]() {
+        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    };
+    uint64_t wrong = 0;
+    for (uint64_t n = 0; n < count; n++) {
+        F x;
+        for (int i = 0; i < F::N; i++) x.v[i] = (uint32_t)next();
+        const int bits = (int)(next() % (32 * F::N - 1)) + 1;  // below the top bit, then < 2^bits
+        for (int j = bits; j < 32 * F::N; j++) x.v[j / 32] &= ~(1u << (j % 32));
+        while (!(x.reduced() == x)) x = x.reduced();
+        const F inverse = field_inverse(x);
+        wrong += x.is_zero() ? !inverse.is_zero() : !(x * inverse == F::one());
+    }
+    std::cout << wrong << "\n";
+}
+
 int main() {
     std::string line;
     while (std::getline(std::cin, line)) {
@@ -116,6 +151,24 @@ int main() {
         } else if (op == "fq2") {
             fq2_t x = parse2(in), y = parse2(in);
             std::cout << show2(x * y) << " " << show2(x.sqr()) << " " << show2(x - y) << "\n";
+        } else if (op == "inv") {  // canonical in and out
+            std::string field, hex;
+            in >> field >> hex;
+            if (field == "fr") {
+                std::cout << show(field_inverse(parse<fr_t>(hex))) << "\n";
+            } else {
+                std::cout << show(field_inverse(parse<fq_t>(hex))) << "\n";
+            }
+        } else if (op == "invraw") {
+            std::string field;
+            in >> field;
+            field == "fr" ? inverse_raw_op<fr_t>(in) : inverse_raw_op<fq_t>(in);
+        } else if (op == "invcheck") {
+            std::string field;
+            in >> field;
+            field == "fr" ? inverse_check_op<fr_t>(in) : inverse_check_op<fq_t>(in);
+        } else if (op == "fq2inv") {
+            std::cout << show2(field_inverse(parse2(in))) << "\n";
         } else if (op == "g1") {
             curve_op<fq_t>(op, in, [](std::istream& s) { std::string h; s >> h; return parse<fq_t>(h); },
                            [](const fq_t& v) { return show(v); });

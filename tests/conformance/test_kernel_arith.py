@@ -66,6 +66,38 @@ def test_lazy_reduction_stays_below_2p(harness, name, p):
         assert reduced == x % p, x
 
 
+@pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
+def test_field_inverse(harness, name, p):
+    """The binary-GCD inversion against Python's pow: canonical values through Montgomery form,
+    and raw words X (the GCD's own input) at the edges that take it longest: 0, small values,
+    p − small, powers of two and p − 2^k, 2^k − 1, random values of every length."""
+    rng = random.Random(p + 2)
+    n_words = 8 if name == "fr" else 12
+    r2 = pow(1 << (32 * n_words), 2, p)
+    values = list(edge_values(p)) + random_scalars(rng, 60, p)
+    rows = harness([f"inv {name} {x:x}" for x in values])
+    for x, row in zip(values, rows, strict=True):
+        assert row == [pow(x, -1, p) if x else 0], x
+    raw = list(range(6)) + [p - k for k in range(1, 6)]
+    raw += [v for k in range(32 * n_words) for v in ((1 << k) % p, p - (1 << k) % p)]
+    raw += [((1 << k) - 1) % p for k in range(1, p.bit_length() + 1)]
+    raw += [rng.randrange(1 << rng.randrange(1, p.bit_length())) for _ in range(200)]
+    rows = harness([f"invraw {name} {x:x}" for x in raw])
+    for x, row in zip(raw, rows, strict=True):
+        assert row == [r2 * pow(x, -1, p) % p if x else 0], x
+    (wrong,) = harness([f"invcheck {name} 20000 {p % 1000}"])
+    assert wrong == [0]
+
+
+def test_fq2_inverse(harness):
+    rng = random.Random(3)
+    elems = [(0, 0), (1, 0), (0, 1), (Q - 1, Q - 1), (1, Q - 1)]
+    elems += zip(random_scalars(rng, 30, Q), random_scalars(rng, 30, Q), strict=True)
+    rows = harness([f"fq2inv {a:x} {b:x}" for a, b in elems])
+    for (a, b), row in zip(elems, rows, strict=True):
+        assert row == (list(fq2_inv((a, b))) if (a, b) != (0, 0) else [0, 0]), (a, b)
+
+
 def test_fq2(harness):
     rng = random.Random(2)
     elems = [(0, 0), (1, 0), (0, 1), (Q - 1, Q - 1)]
