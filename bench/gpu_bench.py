@@ -473,10 +473,16 @@ def main(argv: list[str] | None = None) -> int:
         help="msm.batch_lanes_g1/g2 of the device MSMs: the batch-affine first pass's lanes",
     )
     parser.add_argument(
-        "--batch-min-entries",
+        "--batch-min-run",
         type=int,
-        default=msm.BATCH_MIN_ENTRIES,
-        help="msm.BATCH_MIN_ENTRIES: fewest entries the batch-affine pass takes",
+        default=msm.BATCH_MIN_RUN,
+        help="msm.BATCH_MIN_RUN: fewest entries a batch-affine lane's run is cut to",
+    )
+    parser.add_argument(
+        "--batch-min-lanes",
+        type=int,
+        default=msm.BATCH_MIN_LANES,
+        help="msm.BATCH_MIN_LANES: fewest lanes for which the batch-affine pass is taken",
     )
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
@@ -485,10 +491,12 @@ def main(argv: list[str] | None = None) -> int:
     gp = gpu_plugin(args.backend)
     apply_defines(gp, args.define)
     global BATCH_LANES
-    BATCH_LANES, msm.BATCH_MIN_ENTRIES = args.batch_lanes, args.batch_min_entries
+    BATCH_LANES = args.batch_lanes
+    msm.BATCH_MIN_RUN, msm.BATCH_MIN_LANES = args.batch_min_run, args.batch_min_lanes
     env = environment([gp], args.commit)
     env["defines"] = gp.gpu.defines
-    env["batch_lanes"], env["batch_min_entries"] = BATCH_LANES, msm.BATCH_MIN_ENTRIES
+    env["batch_lanes"] = BATCH_LANES
+    env["batch_min_run"], env["batch_min_lanes"] = msm.BATCH_MIN_RUN, msm.BATCH_MIN_LANES
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
     with gp.gpu.scope():

@@ -56,11 +56,23 @@ one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 2
 REDUCE_SEGMENT = 8
 """Segment length of the bucket sums' later, latency-bound passes (more passes, each with
 shorter chains), and the most points a group may have left for the last pass's thread."""
-BATCH_MIN_ENTRIES = 1 << 27
-"""Fewest bucket entries a pass with ``batch_lanes`` (the profile's msm.batch_lanes_g1/g2) takes
-the batch-affine first pass for: below, a thread's runs are too short to share an inversion
-(H200, G2 at 512 lanes: 2^23 points, 2^27 entries, 198 → 183 ms; 2^22, 2^26 entries, 104 →
-112 ms; bench/NOTES.md, round 16)."""
+BATCH_MIN_RUN = 16
+"""Fewest entries a lane's run of the batch-affine first pass is cut to: a smaller pass gets
+fewer lanes than the profile's msm.batch_lanes_g1/g2, as shorter runs end in more partials than
+their shared inversion saves (H200, G2 2^21 points: 57.9 ms XYZZ, 49.7 at 64 lanes (runs of 16),
+53.3 at 128 (8); bench/NOTES.md, round 20)."""
+BATCH_MIN_LANES = 48
+"""Fewest lanes a thread's inversion is shared by for the batch-affine pass to be taken; with
+fewer the XYZZ pass sums the buckets (H200, G1 2^21 points: 20.9 ms XYZZ, 23.4 at 128 lanes;
+bench/NOTES.md, round 20)."""
+
+
+def batch_lanes_for(entries: int, threads: int, most_lanes: int) -> int:
+    """Lanes a thread of the batch-affine pass over ``entries`` bucket entries carries when it
+    runs ``threads`` threads: ``most_lanes`` (the profile's knob) or fewer, so runs keep
+    BATCH_MIN_RUN entries; 0 (the XYZZ pass) below BATCH_MIN_LANES."""
+    lanes = min(most_lanes, entries // (max(1, threads) * BATCH_MIN_RUN))
+    return lanes if lanes >= max(1, BATCH_MIN_LANES) else 0
 
 
 class Group(NamedTuple):
@@ -211,6 +223,13 @@ def _range_threads(gpu: Gpu, group: Group) -> int:
     return RANGE_WAVES * gpu.resident_threads(_kernel(gpu, f"msm_sum_affine_{group.name}"), 128)
 
 
+def _batch_threads(gpu: Gpu, group: Group, batch_lanes: int) -> int:
+    """Threads of the batch-affine pass (one wave of 128-thread blocks); 0 with no lanes."""
+    if not batch_lanes:
+        return 0
+    return gpu.resident_threads(_kernel(gpu, f"msm_sum_batch_affine_{group.name}"), 128)
+
+
 def _bucket_sums(
     gpu: Gpu,
     group: Group,
@@ -227,8 +246,8 @@ def _bucket_sums(
     CSR ``offsets`` over ``total`` entries; one XYZZ point per group (infinity when empty).
 
     The first pass gives each of one wave of resident threads an equal run of entries
-    (msm_sum_affine_*, or from BATCH_MIN_ENTRIES entries with ``batch_lanes``,
-    msm_sum_batch_affine_*: that many runs a thread, one inversion a step for all). A group
+    (msm_sum_affine_*, or with ``batch_lanes`` msm_sum_batch_affine_*: up to that many runs a
+    thread, one inversion a step for all; see :func:`batch_lanes_for`). A group
     left with at most REDUCE_SEGMENT partials has them added by the thread of its first range
     boundary (msm_range_carries_*); with more, they go through _segmented_sum.
     With ``overlap_host_work`` (an MSM's buckets, not a small batch) the calling thread's
@@ -236,10 +255,10 @@ def _bucket_sums(
     """
     if total == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
-    lanes = batch_lanes if total >= BATCH_MIN_ENTRIES else 0
+    threads = _batch_threads(gpu, group, batch_lanes)
+    lanes = batch_lanes_for(total, threads, batch_lanes) if batch_lanes else 0
     if lanes:  # a thread's lanes·range_len entries give one partial a group, as a range does
         kernel = _kernel(gpu, f"msm_sum_batch_affine_{group.name}")
-        threads = gpu.resident_threads(kernel, 128)
         range_len = -(-total // (threads * lanes))
         slot_range = lanes * range_len
     else:
@@ -361,21 +380,21 @@ def _bucket_workspace(
     threads: int,
     table: bool = False,
     batch_lanes: int = 0,
+    batch_threads: int = 0,
 ) -> int:
     """Device bytes one Pippenger pass over n scalars needs beyond bases and scalars, when the
     first bucket-summing pass runs ``threads`` threads (one set of buckets with a table), or
-    the batch-affine pass ``batch_lanes`` lanes a thread."""
+    the batch-affine pass ``batch_threads`` threads of up to ``batch_lanes`` lanes."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
     entries = n * windows
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
     batch = 0
-    if batch_lanes and entries >= BATCH_MIN_ENTRIES:  # its lanes' scratch
-        # Its kernel holds fewer registers than the XYZZ pass's: at most twice its threads.
-        lanes = 2 * threads * batch_lanes
-        partial_bound = 2 * threads + groups
-        batch = lanes * (8 + 10 * group.affine_words)  # a sum, a head, two groups, a prefix
+    lanes = batch_lanes_for(entries, batch_threads, batch_lanes) if batch_lanes else 0
+    if lanes:  # its lanes' scratch: a sum, a head, two groups and a prefix a lane
+        partial_bound = batch_threads + groups
+        batch = batch_threads * lanes * (8 + 10 * group.affine_words)
     return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + batch + (64 << 20)
 
 
@@ -397,7 +416,7 @@ def pippenger(
     ``wait`` returns once they are uploaded (called after the sort, which needs only scalars).
     With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
     window's digits go into one set of buckets and the one row returned is the whole sum.
-    ``batch_lanes``: see :data:`BATCH_MIN_ENTRIES`."""
+    ``batch_lanes``: see :func:`batch_lanes_for`."""
     n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
@@ -500,6 +519,7 @@ def plan_chunk(
     threads: int,
     upload_pieces: int = 1,
     batch_lanes: int = 0,
+    batch_threads: int = 0,
 ) -> tuple[int, int]:
     """Scalars per Pippenger pass and the device bytes one pass needs: all n unless entries,
     ``free`` device bytes or (streamed bases) the key's device budget or ``upload_pieces`` say
@@ -514,7 +534,9 @@ def plan_chunk(
     base_bytes = 2 * 4 * group.affine_words if streamed else 0
 
     def need(k: int) -> int:
-        workspace = _bucket_workspace(group, k, c, signed, threads, batch_lanes=batch_lanes)
+        workspace = _bucket_workspace(
+            group, k, c, signed, threads, False, batch_lanes, batch_threads
+        )
         return workspace + k * (32 + base_bytes)
 
     while chunk > 1 and need(chunk) > free:
@@ -534,10 +556,20 @@ def _plan_chunk(
     batch_lanes: int,
 ) -> int:
     """:func:`plan_chunk` on this device; refused up front when even one point cannot fit."""
-    threads = _range_threads(gpu, group)
+    threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
     free = gpu.free_bytes()
     chunk, need = plan_chunk(
-        group, n, c, signed, streamed, key_budget, free, threads, upload_pieces, batch_lanes
+        group,
+        n,
+        c,
+        signed,
+        streamed,
+        key_budget,
+        free,
+        threads,
+        upload_pieces,
+        batch_lanes,
+        batch_threads,
     )
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return chunk
@@ -604,9 +636,9 @@ def msm(
     None) caps the two, and the upload comes in ``upload_pieces`` pieces or more (see
     :func:`plan_chunk`). Nothing reads a chunk's bases before its ``wait`` is called. Resident
     bases with a window ``table`` take one pass over it with its window bits (``window_bits``
-    is then not used), when that pass fits; else the plain passes over ``bases``. Passes of
-    at least :data:`BATCH_MIN_ENTRIES` bucket entries sum with ``batch_lanes`` lanes a thread
-    when it is not 0.
+    is then not used), when that pass fits; else the plain passes over ``bases``. With
+    ``batch_lanes`` not 0, passes large enough (:func:`batch_lanes_for`) sum their buckets in
+    affine coordinates with up to that many lanes a thread.
     """
     n = scalars.shape[0]
     if n == 0:
@@ -641,8 +673,11 @@ def _table_fits(
     workspace on the device."""
     if n * window_count(table.bits, signed) > MAX_ENTRIES:
         return False
-    threads = _range_threads(gpu, group)
-    need = _bucket_workspace(group, n, table.bits, signed, threads, True, batch_lanes) + 32 * n
+    threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
+    workspace = _bucket_workspace(
+        group, n, table.bits, signed, threads, True, batch_lanes, batch_threads
+    )
+    need = workspace + 32 * n
     return need <= gpu.free_bytes()
 
 
