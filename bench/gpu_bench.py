@@ -480,9 +480,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--batch-min-lanes",
-        type=int,
-        default=msm.BATCH_MIN_LANES,
-        help="msm.BATCH_MIN_LANES: fewest lanes for which the batch-affine pass is taken",
+        default=",".join(str(msm.BATCH_MIN_LANES[g]) for g in ("g1", "g2")),
+        help="msm.BATCH_MIN_LANES for G1,G2: fewest lanes for which the batch pass is taken",
     )
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
@@ -492,7 +491,10 @@ def main(argv: list[str] | None = None) -> int:
     apply_defines(gp, args.define)
     global BATCH_LANES
     BATCH_LANES = args.batch_lanes
-    msm.BATCH_MIN_RUN, msm.BATCH_MIN_LANES = args.batch_min_run, args.batch_min_lanes
+    msm.BATCH_MIN_RUN = args.batch_min_run
+    msm.BATCH_MIN_LANES = dict(
+        zip(("g1", "g2"), map(int, args.batch_min_lanes.split(",")), strict=True)
+    )
     env = environment([gp], args.commit)
     env["defines"] = gp.gpu.defines
     env["batch_lanes"] = BATCH_LANES

@@ -278,30 +278,50 @@ def test_the_device_budget_bounds_two_streamed_chunks(group):
 
 
 @pytest.mark.parametrize("group", [msm.G1, msm.G2], ids=["g1", "g2"])
+def test_batch_lanes_shrink_to_keep_runs_and_stop_below_the_groups_floor(group):
+    """A pass gets the profile's lanes while its runs keep BATCH_MIN_RUN entries, fewer lanes
+    below that, and the XYZZ pass (0) once those would be under the group's BATCH_MIN_LANES."""
+    threads, most = 1 << 15, 256
+    floor = msm.BATCH_MIN_LANES[group.name]
+    full = threads * most * msm.BATCH_MIN_RUN
+    assert msm.batch_lanes_for(group, 4 * full, threads, most) == most
+    assert msm.batch_lanes_for(group, full, threads, most) == most
+    assert msm.batch_lanes_for(group, full - 1, threads, most) == most - 1
+    at_floor = threads * floor * msm.BATCH_MIN_RUN
+    assert msm.batch_lanes_for(group, at_floor, threads, most) == floor
+    assert msm.batch_lanes_for(group, at_floor - 1, threads, most) == 0
+    assert msm.batch_lanes_for(group, full, threads, floor - 1) == 0  # the knob under the floor
+
+
+@pytest.mark.parametrize("group", [msm.G1, msm.G2], ids=["g1", "g2"])
 def test_batch_lanes_count_their_scratch_only_in_passes_that_take_them(group):
-    """A pass of at least BATCH_MIN_ENTRIES entries with batch lanes needs its lanes' scratch
-    (a sum, a head and a prefix: 2.5 affine points, and two group indices a lane, lanes for
-    twice the XYZZ pass's threads); a smaller one needs none, so a device too small for the
-    lanes gets smaller passes, never a refusal."""
-    threads, lanes, c = 1 << 16, 512, 16
+    """A pass that takes the batch-affine pass needs its lanes' scratch (a sum, a head and a
+    prefix: 2.5 affine points, and two group indices a lane, for each of the batch kernel's
+    threads); a smaller one needs none, so a device too small for the lanes gets smaller
+    passes, never a refusal."""
+    threads, batch_threads, most, c = 1 << 16, 3 << 14, 512, 16
     windows = msm.window_count(c, True)
-    n = -(-msm.BATCH_MIN_ENTRIES // windows)
+    n = -(-batch_threads * most * msm.BATCH_MIN_RUN // windows)
+    lanes = msm.batch_lanes_for(group, n * windows, batch_threads, most)
+    assert lanes == most
     plain = msm._bucket_workspace(group, n, c, True, threads)
-    batch = msm._bucket_workspace(group, n, c, True, threads, batch_lanes=lanes)
-    scratch = 2 * threads * lanes * (8 + 10 * group.affine_words)
-    partials = 4 * group.xyzz_words * (2 * threads - min(n * windows // msm.MIN_RANGE, threads))
+    batch = msm._bucket_workspace(group, n, c, True, threads, False, most, batch_threads)
+    scratch = batch_threads * lanes * (8 + 10 * group.affine_words)
+    partials = 4 * group.xyzz_words * (batch_threads - min(n * windows // msm.MIN_RANGE, threads))
     assert batch - plain == scratch + partials
-    small = n // 2  # under the floor: the XYZZ pass, whatever the knob
-    assert msm._bucket_workspace(group, small, c, True, threads, batch_lanes=lanes) == (
+    small = n * msm.BATCH_MIN_LANES[group.name] // most // 2  # under the floor: the XYZZ pass
+    assert msm._bucket_workspace(group, small, c, True, threads, False, most, batch_threads) == (
         msm._bucket_workspace(group, small, c, True, threads)
     )
     args = (group, n, c, True, False, None)
-    whole = msm.plan_chunk(*args, 1 << 45, threads, 1, lanes)
+    whole = msm.plan_chunk(*args, 1 << 45, threads, 1, most, batch_threads)
     assert whole[0] == n and whole[1] - plain - 32 * n == scratch + partials
-    assert msm.plan_chunk(*args, whole[1], threads, 1, lanes) == whole
-    chunk, need = msm.plan_chunk(*args, whole[1] - 1, threads, 1, lanes)
-    assert chunk == -(-n // 2)  # under the floor: no lanes' scratch
-    assert need == msm._bucket_workspace(group, chunk, c, True, threads) + 32 * chunk
+    assert msm.plan_chunk(*args, whole[1], threads, 1, most, batch_threads) == whole
+    chunk, need = msm.plan_chunk(*args, whole[1] - 1, threads, 1, most, batch_threads)
+    assert chunk == -(-n // 2)  # half the runs: half the lanes and their scratch
+    half = msm._bucket_workspace(group, chunk, c, True, threads, False, most, batch_threads)
+    assert need == half + 32 * chunk
+    assert msm.batch_lanes_for(group, chunk * windows, batch_threads, most) == most // 2
 
 
 def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray:
@@ -583,7 +603,7 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
 @pytest.mark.parametrize("group", ["g1", "g2"])
 @pytest.mark.parametrize("lanes", [1, 5])
 def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, lanes, monkeypatch):
-    """The profile's msm.batch_lanes_g1/g2 on (msm.BATCH_MIN_ENTRIES lowered): an MSM over
+    """The profile's msm.batch_lanes_g1/g2 on (the run and lane floors lowered): an MSM over
     bases with known logarithms sums to Σ kᵢ·logᵢ·G. A quarter of the points come three times,
     as P, P and −P with one scalar, so they meet in a bucket: doublings and P + (−P) in a lane.
     Infinity bases, and scalars 0, 1 and r − 1 are among random ones; 2^16 points keep several
@@ -606,7 +626,8 @@ def test_the_batch_affine_first_pass_sums_as_the_xyzz_pass(name, group, lanes, m
         "g2": (plugin.cuzk_fixed_base_g2, plugin.cuzk_msm_g2, G2_GENERATOR),
     }[group]
     bases = fixed(ctx, generator, ints_to_limbs(logs, 4))
-    monkeypatch.setattr(msm, "BATCH_MIN_ENTRIES", 0)
+    monkeypatch.setattr(msm, "BATCH_MIN_RUN", 1)
+    monkeypatch.setattr(msm, "BATCH_MIN_LANES", {"g1": 1, "g2": 1})
     total = msm_hook(ctx, bases, ints_to_limbs(ks, 4), None, "t")
     expected = sum(k * x for k, x in zip(ks, logs, strict=True)) % FR_MODULUS
     want = fixed(ctx, generator, ints_to_limbs([expected], 4))

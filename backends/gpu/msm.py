@@ -61,18 +61,20 @@ BATCH_MIN_RUN = 16
 fewer lanes than the profile's msm.batch_lanes_g1/g2, as shorter runs end in more partials than
 their shared inversion saves (H200, G2 2^21 points: 57.9 ms XYZZ, 49.7 at 64 lanes (runs of 16),
 53.3 at 128 (8); bench/NOTES.md, round 20)."""
-BATCH_MIN_LANES = 48
-"""Fewest lanes a thread's inversion is shared by for the batch-affine pass to be taken; with
-fewer the XYZZ pass sums the buckets (H200, G1 2^21 points: 20.9 ms XYZZ, 23.4 at 128 lanes;
-bench/NOTES.md, round 20)."""
+BATCH_MIN_LANES = {"g1": 96, "g2": 24}
+"""Fewest lanes a thread's inversion is shared by for a group's batch-affine pass to be taken,
+else the XYZZ pass sums the buckets: where the inversion (~85 Fq products) is still under ~1/6
+of what the lanes' affine additions save over XYZZ ones, 6 products each in G1, ~18 in G2.
+H200, runs of 16: G1 wins at 165 lanes (2^23 points, 68.5 → 66.4 ms), ties at 82 (2^22), loses
+at 67 and 41; G2 wins at 31 (2^20, 34.6 → 31.9), ties at 25 (bench/NOTES.md, round 20)."""
 
 
-def batch_lanes_for(entries: int, threads: int, most_lanes: int) -> int:
-    """Lanes a thread of the batch-affine pass over ``entries`` bucket entries carries when it
-    runs ``threads`` threads: ``most_lanes`` (the profile's knob) or fewer, so runs keep
-    BATCH_MIN_RUN entries; 0 (the XYZZ pass) below BATCH_MIN_LANES."""
+def batch_lanes_for(group: Group, entries: int, threads: int, most_lanes: int) -> int:
+    """Lanes a thread of ``group``'s batch-affine pass over ``entries`` bucket entries carries
+    when it runs ``threads`` threads: ``most_lanes`` (the profile's knob) or fewer, so runs keep
+    BATCH_MIN_RUN entries; 0 (the XYZZ pass) below the group's BATCH_MIN_LANES."""
     lanes = min(most_lanes, entries // (max(1, threads) * BATCH_MIN_RUN))
-    return lanes if lanes >= max(1, BATCH_MIN_LANES) else 0
+    return lanes if lanes >= max(1, BATCH_MIN_LANES[group.name]) else 0
 
 
 class Group(NamedTuple):
@@ -256,7 +258,7 @@ def _bucket_sums(
     if total == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
     threads = _batch_threads(gpu, group, batch_lanes)
-    lanes = batch_lanes_for(total, threads, batch_lanes) if batch_lanes else 0
+    lanes = batch_lanes_for(group, total, threads, batch_lanes) if batch_lanes else 0
     if lanes:  # a thread's lanes·range_len entries give one partial a group, as a range does
         kernel = _kernel(gpu, f"msm_sum_batch_affine_{group.name}")
         range_len = -(-total // (threads * lanes))
@@ -391,7 +393,7 @@ def _bucket_workspace(
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
     batch = 0
-    lanes = batch_lanes_for(entries, batch_threads, batch_lanes) if batch_lanes else 0
+    lanes = batch_lanes_for(group, entries, batch_threads, batch_lanes) if batch_lanes else 0
     if lanes:  # its lanes' scratch: a sum, a head, two groups and a prefix a lane
         partial_bound = batch_threads + groups
         batch = batch_threads * lanes * (8 + 10 * group.affine_words)
