@@ -156,7 +156,7 @@ class TableBits:
 _BATCH_LANES_DOC = (
     "most bucket runs each thread of the {group} MSMs' batch-affine first pass carries (one"
     " inversion a step for all); fewer where runs would fall under 16 entries, and the XYZZ pass"
-    " below the group's floor (G1 96 lanes, G2 24); 0: the XYZZ first pass"
+    " below the group's floor (G1 96 lanes, G2 32); 0: the XYZZ first pass"
 )
 
 

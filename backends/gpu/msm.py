@@ -61,12 +61,13 @@ BATCH_MIN_RUN = 16
 fewer lanes than the profile's msm.batch_lanes_g1/g2, as shorter runs end in more partials than
 their shared inversion saves (H200, G2 2^21 points: 57.9 ms XYZZ, 49.7 at 64 lanes (runs of 16),
 53.3 at 128 (8); bench/NOTES.md, round 20)."""
-BATCH_MIN_LANES = {"g1": 96, "g2": 24}
+BATCH_MIN_LANES = {"g1": 96, "g2": 32}
 """Fewest lanes a thread's inversion is shared by for a group's batch-affine pass to be taken,
 else the XYZZ pass sums the buckets: where the inversion (~85 Fq products) is still under ~1/6
 of what the lanes' affine additions save over XYZZ ones, 6 products each in G1, ~18 in G2.
-H200, runs of 16: G1 wins at 165 lanes (2^23 points, 68.5 → 66.4 ms), ties at 82 (2^22), loses
-at 67 and 41; G2 wins at 31 (2^20, 34.6 → 31.9), ties at 25 (bench/NOTES.md, round 20)."""
+H200, runs of 16: G1 wins at 165 lanes (2^23 points, 68.5 → 65.0 ms), ties at 82 (2^22), loses
+at 67 and 41; G2 wins at 62 (2^21, 58.2 → 51.4–54.5) and ties at 31 and 25 (2^20, and over a
+20-bit table), where the XYZZ pass needs no lanes' scratch (bench/NOTES.md, round 20)."""
 
 
 def batch_lanes_for(group: Group, entries: int, threads: int, most_lanes: int) -> int:
