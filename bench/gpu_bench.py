@@ -246,14 +246,16 @@ def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
     return ints_to_limbs([s % FR_MODULUS for s in sums])
 
 
-def _bench_from_host(
-    gp, group, distinct, reps, n, scalars_host, runs, results, pieces=(1, 2, 4)
-) -> None:
+HOST_PIECES = "1,2,4,2g2,2g3"
+"""The streamed MSM's upload variants, set by --host-pieces: P (``msm.upload_pieces``) or PgG
+(also ``msm.upload_growth`` G)."""
+
+
+def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) -> None:
     """The MSM with bases and scalars copied from host memory, through the streamed path a key
     kept on the host takes (``msm.msm`` uploading the bases piece by piece): pageable with the
     driver's copies (pinning ``none``), pageable through the staging pool (``pool``), and
-    page-locked; the last two for each of ``pieces`` (``msm.upload_pieces``), alternated run
-    by run."""
+    page-locked; the last two for each of HOST_PIECES, alternated run by run."""
     batch = type(distinct)
     coords = np.tile(distinct.coords, (reps,) + (1,) * (distinct.coords.ndim - 1))[:n]
     points = batch(coords, np.zeros(n, dtype=bool))
@@ -278,7 +280,8 @@ def _bench_from_host(
             up = gp.memory.upload_points(profile, points[start:stop], resident=False)
             return msm.BaseChunk(up.coords, up.skip, functools.partial(gp.memory.wait_ready, up))
 
-        def run(piece_count, scal=scal, profile=profile, streamed=streamed):
+        def run(variant, scal=scal, profile=profile, streamed=streamed):
+            count, _, growth = variant.partition("g")
             scalars = gp.memory.to_device(profile, scal).view(np.uint32)
             return msm.msm(
                 gp.gpu,
@@ -290,22 +293,24 @@ def _bench_from_host(
                 True,
                 False,
                 Timer(0),
-                upload_pieces=piece_count,
+                upload_pieces=int(count),
+                batch_lanes=BATCH_LANES,
+                upload_growth=int(growth or 1),
             )
 
-        variants = pieces if pinning != "none" else (1,)
-        times = {count: [] for count in variants}
+        variants = HOST_PIECES.split(",") if pinning != "none" else ["1"]
+        times: dict[str, list[float]] = {variant: [] for variant in variants}
         clock = EventClock(gp.gpu)
-        for count in variants:  # warm-up
-            run(count)
+        for variant in variants:  # warm-up
+            run(variant)
         for _ in range(runs):
-            for count in variants:
-                times[count].append(clock.time(functools.partial(run, count))[1])
-        for count in variants:
+            for variant in variants:
+                times[variant].append(clock.time(functools.partial(run, variant))[1])
+        for variant in variants:
             name = f"msm_{group}_from_host_{label}"
             if len(variants) > 1:
-                name += f"_p{count}"
-            _record(results, name, n, times[count], upload_pieces=count)
+                name += f"_p{variant}"
+            _record(results, name, n, times[variant], upload_pieces=variant)
 
 
 def bench_msm_windows(
@@ -455,6 +460,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--msm-g1", default="16,20,22,24")
     parser.add_argument("--msm-g2", default="16,20")
     parser.add_argument("--host", default="20,24", help="G1 sizes also timed from host memory")
+    parser.add_argument(
+        "--host-pieces",
+        default=HOST_PIECES,
+        help="upload variants from host: P or PgG, comma-separated",
+    )
     parser.add_argument("--ntt", default="20,24,26")
     parser.add_argument("--sweep", default="", help="G1 sizes to time per window size")
     parser.add_argument("--sweep-windows", default="13,14,15,16,17,18,19,20,21")
@@ -489,8 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     logs = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
     gp = gpu_plugin(args.backend)
     apply_defines(gp, args.define)
-    global BATCH_LANES
-    BATCH_LANES = args.batch_lanes
+    global BATCH_LANES, HOST_PIECES
+    BATCH_LANES, HOST_PIECES = args.batch_lanes, args.host_pieces
     msm.BATCH_MIN_RUN = args.batch_min_run
     msm.BATCH_MIN_LANES = dict(
         zip(("g1", "g2"), map(int, args.batch_min_lanes.split(",")), strict=True)
