@@ -453,6 +453,7 @@ def apply_defines(gp: Any, defines: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the selected benchmarks and write one JSON file."""
+    global BATCH_LANES, HOST_PIECES
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--backend", default="cupy", help="the GPU backend measured")
@@ -499,7 +500,6 @@ def main(argv: list[str] | None = None) -> int:
     logs = lambda text: [int(x) for x in text.split(",") if x]  # noqa: E731
     gp = gpu_plugin(args.backend)
     apply_defines(gp, args.define)
-    global BATCH_LANES, HOST_PIECES
     BATCH_LANES, HOST_PIECES = args.batch_lanes, args.host_pieces
     msm.BATCH_MIN_RUN = args.batch_min_run
     msm.BATCH_MIN_LANES = dict(
