@@ -246,9 +246,8 @@ def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
     return ints_to_limbs([s % FR_MODULUS for s in sums])
 
 
-HOST_PIECES = "1,2,4,2g2,2g3"
-"""The streamed MSM's upload variants, set by --host-pieces: P (``msm.upload_pieces``) or PgG
-(also ``msm.upload_growth`` G)."""
+HOST_PIECES = "1,2,4"
+"""The streamed MSM's ``msm.upload_pieces`` variants, set by --host-pieces."""
 
 
 def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) -> None:
@@ -281,7 +280,6 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
             return msm.BaseChunk(up.coords, up.skip, functools.partial(gp.memory.wait_ready, up))
 
         def run(variant, scal=scal, profile=profile, streamed=streamed):
-            count, _, growth = variant.partition("g")
             scalars = gp.memory.to_device(profile, scal).view(np.uint32)
             return msm.msm(
                 gp.gpu,
@@ -293,9 +291,8 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
                 True,
                 False,
                 Timer(0),
-                upload_pieces=int(count),
+                upload_pieces=int(variant),
                 batch_lanes=BATCH_LANES,
-                upload_growth=int(growth or 1),
             )
 
         variants = HOST_PIECES.split(",") if pinning != "none" else ["1"]
@@ -464,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--host-pieces",
         default=HOST_PIECES,
-        help="upload variants from host: P or PgG, comma-separated",
+        help="msm.upload_pieces variants timed from host, comma-separated",
     )
     parser.add_argument("--ntt", default="20,24,26")
     parser.add_argument("--sweep", default="", help="G1 sizes to time per window size")

@@ -182,15 +182,6 @@ class MsmSettings:
             high=16,
         ),
     )
-    upload_growth: int = attrs.field(
-        default=1,
-        metadata=knob(
-            "each piece of a streamed upload this many times the one before, so the first piece,"
-            " whose upload no sums hide, is the smallest; 1: equal pieces",
-            low=1,
-            high=8,
-        ),
-    )
     batch_lanes_g1: int = attrs.field(
         default=0, metadata=knob(_BATCH_LANES_DOC.format(group="G1"), low=0, high=4096)
     )

@@ -235,7 +235,7 @@ def _scheduled(n: int, chunk: int) -> tuple[list[tuple], int]:
         assert isinstance(chunk.coords, _Upload)
         log.append(("sum", start, stop))
 
-    msm.for_each_chunk(bases, msm.chunk_bounds([n], chunk), compute)
+    msm.for_each_chunk(bases, n, chunk, compute)
     return log, peak
 
 
@@ -378,37 +378,6 @@ def test_streamed_bases_upload_in_pieces_of_a_minimum_size(n, pieces, chunk):
     assert msm.MIN_UPLOAD_PIECE == 1 << 22
     assert msm.plan_chunk(*args, True, None, plenty, threads, pieces)[0] == chunk
     assert msm.plan_chunk(*args, False, None, plenty, threads, pieces)[0] == n  # resident
-
-
-@pytest.mark.parametrize(
-    ("n", "pieces", "growth", "sizes"),
-    [
-        (1 << 24, 2, 1, [1 << 23, 1 << 23]),
-        ((1 << 24) + 1, 2, 1, [(1 << 23) + 1, 1 << 23]),
-        (1 << 24, 2, 3, [1 << 22, 3 << 22]),
-        (1 << 24, 3, 2, [5592406, 11184810]),  # a seventh under 2^22: a third, two thirds
-        (1 << 26, 3, 2, [9586981, 19173962, 38347921]),  # a seventh, two and four
-        (1 << 26, 4, 2, [4473925, 8947850, 17895700, 35791389]),
-        ((1 << 24) - 1, 2, 3, [(1 << 24) - 1]),  # a first quarter under 2^22: one upload
-        (1 << 26, 2, 8, [7456541, 59652323]),
-        (1 << 25, 2, 8, [1 << 25]),
-    ],
-)
-def test_upload_pieces_grow_by_the_growth_from_a_first_piece_of_a_minimum_size(
-    n, pieces, growth, sizes
-):
-    """``msm.upload_growth``: each piece that many times the one before, the smallest first
-    (only its upload is exposed) and at least MIN_UPLOAD_PIECE; a pass takes at most the
-    largest piece, and the chunks follow the pieces, cut further only by the device's room."""
-    assert msm.upload_sizes(n, pieces, growth) == sizes and sum(sizes) == n
-    plenty, threads = 1 << 45, 1 << 16
-    args = (msm.G1, n, 16, True, True, None, plenty, threads, pieces, 0, 0, growth)
-    chunk = msm.plan_chunk(*args)[0]
-    assert chunk == max(sizes)
-    assert [b - a for a, b in msm.chunk_bounds(sizes, chunk)] == sizes
-    cut = msm.chunk_bounds(sizes, sizes[0])  # a device with room for the first piece only
-    assert all(b - a <= sizes[0] for a, b in cut) and cut[-1][1] == n
-    assert [a for a, _ in cut] == sorted({a for a, _ in cut})
 
 
 def test_the_witness_op_table_points_at_each_ops_rows():

@@ -135,20 +135,6 @@ HOST_WORK_MIN_ENTRIES = 1 << 20
 MIN_UPLOAD_PIECE = 1 << 22
 
 
-def upload_sizes(n: int, upload_pieces: int, growth: int = 1) -> list[int]:
-    """Sizes of the pieces a streamed upload of n bases comes in (``msm.upload_pieces``,
-    ``msm.upload_growth``): up to ``upload_pieces``, each ``growth`` times the one before, so
-    the first piece (its upload the only one not beside sums) is the smallest; as many as keep
-    that first piece at MIN_UPLOAD_PIECE or more."""
-    for pieces in range(max(1, upload_pieces), 1, -1):
-        weights = [growth**j for j in range(pieces)]
-        if n // sum(weights) >= MIN_UPLOAD_PIECE:
-            first = -(-n // sum(weights))
-            sizes = [first * w for w in weights[:-1]]
-            return [*sizes, n - sum(sizes)]
-    return [n]
-
-
 def window_count(c: int, signed: bool) -> int:
     """Windows covering a scalar below r (one more bit for the carry of signed digits)."""
     return -(-(SCALAR_BITS + (1 if signed else 0)) // c)
@@ -537,16 +523,17 @@ def plan_chunk(
     upload_pieces: int = 1,
     batch_lanes: int = 0,
     batch_threads: int = 0,
-    upload_growth: int = 1,
 ) -> tuple[int, int]:
-    """Most scalars a Pippenger pass takes and the device bytes one pass needs: all n unless
-    entries, ``free`` device bytes or (streamed bases) the key's device budget or the upload's
-    pieces say otherwise. Streamed bases count twice: the next chunk uploads while this one is
-    summed, so n in pieces (:func:`upload_sizes`) hides all uploads but the first piece's."""
+    """Scalars per Pippenger pass and the device bytes one pass needs: all n unless entries,
+    ``free`` device bytes or (streamed bases) the key's device budget or ``upload_pieces`` say
+    otherwise. Streamed bases count twice: the next chunk uploads while this one is summed, so
+    n in ``upload_pieces`` pieces (each at least MIN_UPLOAD_PIECE) hides all uploads but the
+    first piece's."""
     chunk = max(1, min(n, MAX_ENTRIES // window_count(c, signed)))
     if streamed:
         chunk = min(chunk, stream_chunk_limit(group, key_budget) or chunk)
-        chunk = min(chunk, max(upload_sizes(n, upload_pieces, upload_growth)))
+        pieces = max(1, min(upload_pieces, n // MIN_UPLOAD_PIECE))
+        chunk = min(chunk, -(-n // pieces))
     base_bytes = 2 * 4 * group.affine_words if streamed else 0
 
     def need(k: int) -> int:
@@ -569,7 +556,6 @@ def _plan_chunk(
     streamed: bool,
     key_budget: int | None,
     upload_pieces: int,
-    upload_growth: int,
     batch_lanes: int,
 ) -> int:
     """:func:`plan_chunk` on this device; refused up front when even one point cannot fit."""
@@ -587,7 +573,6 @@ def _plan_chunk(
         upload_pieces,
         batch_lanes,
         batch_threads,
-        upload_growth,
     )
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return chunk
@@ -615,26 +600,14 @@ BaseSlicer = Callable[[int, int], BaseChunk]
 """``(start, stop) -> BaseChunk``: a view of resident bases, or the start of an upload."""
 
 
-def chunk_bounds(sizes: list[int], chunk: int) -> list[tuple[int, int]]:
-    """(start, stop) of consecutive chunks: the pieces of ``sizes``, each cut into chunks of at
-    most ``chunk``."""
-    bounds, start = [], 0
-    for size in sizes:
-        stop = start + size
-        bounds += [(a, min(stop, a + chunk)) for a in range(start, stop, chunk)]
-        start = stop
-    return bounds
-
-
 def for_each_chunk(
-    bases: BaseSlicer,
-    bounds: list[tuple[int, int]],
-    compute: Callable[[BaseChunk, int, int], None],
+    bases: BaseSlicer, n: int, chunk: int, compute: Callable[[BaseChunk, int, int], None]
 ) -> None:
-    """``compute(bases(start, stop), start, stop)`` for the chunks ``bounds``, the next chunk
-    asked for (its upload started) before this one is computed, so that streamed uploads
-    overlap the previous chunk's sums (double buffering). No chunk outlives its compute here,
-    so at most two chunks' device memory is held at once."""
+    """``compute(bases(start, stop), start, stop)`` for consecutive chunks of ``n`` bases, the
+    next chunk asked for (its upload started) before this one is computed, so that streamed
+    uploads overlap the previous chunk's sums (double buffering). No chunk outlives its
+    compute here, so at most two chunks' device memory is held at once."""
+    bounds = [(start, min(n, start + chunk)) for start in range(0, n, chunk)]
     upcoming = bases(*bounds[0]) if bounds else None
     for index, (start, stop) in enumerate(bounds):
         current, upcoming = upcoming, None
@@ -658,14 +631,13 @@ def msm(
     table: WindowTable | None = None,
     upload_pieces: int = 1,
     batch_lanes: int = 0,
-    upload_growth: int = 1,
 ) -> Any:
     """Σ scalarᵢ·baseᵢ as a Jacobian point; ``scalars`` are (n, 8) uint32 on the device.
 
     ``bases`` gives device chunks of the bases; ``streamed`` says each chunk is an upload, so
     two chunks' memory counts when the passes are sized, ``key_budget`` (device bytes, or
-    None) caps the two, and the upload comes in the pieces of :func:`upload_sizes` or more
-    (see :func:`plan_chunk`). Nothing reads a chunk's bases before its ``wait`` is called. Resident
+    None) caps the two, and the upload comes in ``upload_pieces`` pieces or more (see
+    :func:`plan_chunk`). Nothing reads a chunk's bases before its ``wait`` is called. Resident
     bases with a window ``table`` take one pass over it with its window bits (``window_bits``
     is then not used), when that pass fits; else the plain passes over ``bases``. With
     ``batch_lanes`` not 0, passes large enough (:func:`batch_lanes_for`) sum their buckets in
@@ -680,10 +652,7 @@ def msm(
             gpu, group, whole, scalars, table.bits, signed, split_01, timer, table, batch_lanes
         )
     c = window_bits or auto_window_bits(n, signed)
-    chunk = _plan_chunk(
-        gpu, group, n, c, signed, streamed, key_budget, upload_pieces, upload_growth, batch_lanes
-    )
-    sizes = upload_sizes(n, upload_pieces, upload_growth) if streamed else [n]
+    chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget, upload_pieces, batch_lanes)
     total = group.infinity
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
@@ -696,7 +665,7 @@ def msm(
             ),
         )
 
-    for_each_chunk(bases, chunk_bounds(sizes, chunk), compute)
+    for_each_chunk(bases, n, chunk, compute)
     return total
 
 

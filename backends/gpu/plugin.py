@@ -379,7 +379,6 @@ class GpuPlugin:
                 # Without page-locked memory the copies are synchronous: pieces would hide none.
                 settings.upload_pieces if ctx.profile.memory.pinning is not Pinning.NONE else 1,
                 settings.batch_lanes_g1 if group == "g1" else settings.batch_lanes_g2,
-                settings.upload_growth,
             )
 
     @hookimpl
