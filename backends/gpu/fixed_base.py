@@ -2,13 +2,13 @@
 ec/fixed_base.cu.
 
 A key's queries are millions of multiples of one generator. The host builds the table
-``table[w·H + j] = (j + 1)·2^(c·w)·G`` (``H = 2^(c−1)``) in Python once per call and uploads it in
-Montgomery form; a thread per scalar adds one signed digit's entry per window and inverts once
-(Fermat) to write canonical affine words. The window is c = 8: the table is 32·128 = 4096 points
-(0.4 MiB in G1, 0.8 MiB in G2, well inside L2), built in ~0.05 s (G1) or ~0.12 s (G2) of Python,
-for 32 mixed additions (~350 field products) a scalar. The per-thread inversion costs ~570
-products whatever c is, so wider windows save little on the device and cost table-building time
-(c = 12: 45 056 points, ~0.5 s in G1 and ~1.3 s in G2, for 12% less device work).
+``table[w·H + j] = (j + 1)·2^(c·w)·G`` (``H = 2^(c−1)``) in Python once per call and uploads it
+in Montgomery form; a thread per scalar adds one signed digit's entry per window and inverts
+once (binary GCD, ff/inverse.cuh) to write canonical affine words. The window is c = 8: the
+table is 32·128 = 4096 points (0.4 MiB in G1, 0.8 MiB in G2, well inside L2), built in ~0.05 s
+(G1) or ~0.12 s (G2) of Python, for 32 mixed additions (~350 field products) a scalar. The
+per-thread inversion costs ~85 products' time whatever c is, so wider windows save little on
+the device and cost table-building time (c = 12: 45 056 points, ~0.5 s in G1 and ~1.3 s in G2).
 """
 
 from __future__ import annotations

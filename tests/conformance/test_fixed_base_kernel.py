@@ -3,7 +3,7 @@ backends upload it (backends/gpu/fixed_base.py), against the core's reference fi
 multiplication; and that host side's own logic (table, scalar checks, chunking).
 
 The kernel's carry chains have a host emulation (backends/kernels/common.cuh), so the digit
-recoding, the table indexing, the signs, the Fermat inversions and the canonical output words
+recoding, the table indexing, the signs, the inversions and the canonical output words
 are all checked here without a GPU.
 """
 

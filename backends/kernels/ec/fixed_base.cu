@@ -5,8 +5,8 @@
 // table[w·H + j] = (j + 1)·2^(c·w)·G, j < H = 2^(c−1), in Montgomery form. A thread recodes its
 // scalar into signed base-2^c digits d_w ∈ (−2^(c−1), 2^(c−1)] and adds ±table[w·H + |d_w| − 1]
 // for every nonzero digit: no doublings at all, and signed digits halve the table. Then one
-// field inversion per thread (Fermat, x^(p−2): Montgomery's batch trick would need the other
-// threads' values) turns the XYZZ sum into affine coordinates, written canonical (out of
+// field inversion per thread (ff/inverse.cuh's binary GCD: Montgomery's batch trick would need
+// the other threads' values) turns the XYZZ sum into affine coordinates, written canonical (out of
 // Montgomery form), with infinity as zero coordinates and a flag.
 //
 // The device functions are host-callable too (CUZK_HD, carry chains emulated on the host by
