@@ -279,7 +279,7 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
             up = gp.memory.upload_points(profile, points[start:stop], resident=False)
             return msm.BaseChunk(up.coords, up.skip, functools.partial(gp.memory.wait_ready, up))
 
-        def run(variant, scal=scal, profile=profile, streamed=streamed):
+        def run(piece_count, scal=scal, profile=profile, streamed=streamed):
             scalars = gp.memory.to_device(profile, scal).view(np.uint32)
             return msm.msm(
                 gp.gpu,
@@ -291,23 +291,23 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
                 True,
                 False,
                 Timer(0),
-                upload_pieces=int(variant),
+                upload_pieces=piece_count,
                 batch_lanes=BATCH_LANES,
             )
 
-        variants = HOST_PIECES.split(",") if pinning != "none" else ["1"]
-        times: dict[str, list[float]] = {variant: [] for variant in variants}
+        variants = [int(x) for x in HOST_PIECES.split(",")] if pinning != "none" else [1]
+        times: dict[int, list[float]] = {count: [] for count in variants}
         clock = EventClock(gp.gpu)
-        for variant in variants:  # warm-up
-            run(variant)
+        for count in variants:  # warm-up
+            run(count)
         for _ in range(runs):
-            for variant in variants:
-                times[variant].append(clock.time(functools.partial(run, variant))[1])
-        for variant in variants:
+            for count in variants:
+                times[count].append(clock.time(functools.partial(run, count))[1])
+        for count in variants:
             name = f"msm_{group}_from_host_{label}"
             if len(variants) > 1:
-                name += f"_p{variant}"
-            _record(results, name, n, times[variant], upload_pieces=variant)
+                name += f"_p{count}"
+            _record(results, name, n, times[count], upload_pieces=count)
 
 
 def bench_msm_windows(

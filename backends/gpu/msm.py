@@ -259,7 +259,7 @@ def _bucket_sums(
     if total == 0:
         return gpu.zeros((groups, group.xyzz_words), np.uint32)
     threads = _batch_threads(gpu, group, batch_lanes)
-    lanes = batch_lanes_for(group, total, threads, batch_lanes) if batch_lanes else 0
+    lanes = batch_lanes_for(group, total, threads, batch_lanes)
     if lanes:  # a thread's lanes·range_len entries give one partial a group, as a range does
         kernel = _kernel(gpu, f"msm_sum_batch_affine_{group.name}")
         range_len = -(-total // (threads * lanes))
@@ -394,7 +394,7 @@ def _bucket_workspace(
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
     batch = 0
-    lanes = batch_lanes_for(group, entries, batch_threads, batch_lanes) if batch_lanes else 0
+    lanes = batch_lanes_for(group, entries, batch_threads, batch_lanes)
     if lanes:  # its lanes' scratch: a sum, a head, two groups and a prefix a lane
         partial_bound = batch_threads + groups
         batch = batch_threads * lanes * (8 + 10 * group.affine_words)
