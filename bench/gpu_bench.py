@@ -491,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(str(msm.BATCH_MIN_LANES[g]) for g in ("g1", "g2")),
         help="msm.BATCH_MIN_LANES for G1,G2: fewest lanes for which the batch pass is taken",
     )
+    parser.add_argument("--chunk-threads", type=int, help="msm.CHUNK_THREADS for this process")
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
     args = parser.parse_args(argv)
@@ -499,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     apply_defines(gp, args.define)
     BATCH_LANES, HOST_PIECES = args.batch_lanes, args.host_pieces
     msm.BATCH_MIN_RUN = args.batch_min_run
+    msm.CHUNK_THREADS = args.chunk_threads or msm.CHUNK_THREADS
     msm.BATCH_MIN_LANES = dict(
         zip(("g1", "g2"), map(int, args.batch_min_lanes.split(",")), strict=True)
     )
@@ -506,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     env["defines"] = gp.gpu.defines
     env["batch_lanes"] = BATCH_LANES
     env["batch_min_run"], env["batch_min_lanes"] = msm.BATCH_MIN_RUN, msm.BATCH_MIN_LANES
+    env["chunk_threads"] = msm.CHUNK_THREADS
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
     with gp.gpu.scope():

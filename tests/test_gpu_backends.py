@@ -324,6 +324,48 @@ def test_batch_lanes_count_their_scratch_only_in_passes_that_take_them(group):
     assert msm.batch_lanes_for(group, chunk * windows, batch_threads, most) == most // 2
 
 
+class _PlanningDevice:
+    """What _plan_passes asks of a device: its kernels' resident threads and its free bytes."""
+
+    def __init__(self, free: int) -> None:
+        self.free, self.asked = free, []
+
+    def kernel(self, module: str, name: str) -> str:
+        return name
+
+    def resident_threads(self, function: str, block: int) -> int:
+        return 1 << 16
+
+    def free_bytes(self) -> int:
+        return self.free
+
+    def ensure_fits(self, need: int, what: str) -> None:
+        self.asked.append(need)
+        assert need <= self.free, what
+
+
+@pytest.mark.parametrize("group", [msm.G1, msm.G2], ids=["g1", "g2"])
+def test_wide_windows_only_for_passes_that_are_large_and_fit(group):
+    """Passes of WIDE_WINDOW_POINTS or more take the wide windows when their many buckets fit;
+    a device too small for them, or an upload in smaller pieces, keeps 16 bits; a width the
+    profile names is kept at any size."""
+    wide, n = msm.WIDE_WINDOW_BITS, msm.WIDE_WINDOW_POINTS
+    assert msm.auto_window_bits(n - 1, True) == 16 and msm.auto_window_bits(n, True) == wide
+    args = (group, n, None, True, False, None, 1, 256)
+    roomy = _PlanningDevice(1 << 45)
+    assert msm._plan_passes(roomy, *args) == (wide, n)
+    need_wide = roomy.asked[-1]
+    threads = roomy.resident_threads("", 128)
+    chunk, need = msm.plan_chunk(group, n, 16, True, False, None, 1 << 45, threads, 1, 256, threads)
+    assert chunk == n and need < need_wide
+    tight = _PlanningDevice(need)  # room for 16 bits' buckets, not for 20 bits'
+    assert msm._plan_passes(tight, *args) == (16, n)
+    pieces = (group, 1 << 24, None, True, True, None, 2, 256)  # two uploads of 2^23 points
+    assert msm._plan_passes(roomy, *pieces) == (16, 1 << 23)
+    assert msm._plan_passes(roomy, group, 1 << 23, None, True, False, None, 1, 256)[0] == 16
+    assert msm._plan_passes(roomy, group, 1000, wide, True, False, None, 1, 256) == (wide, 1000)
+
+
 def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray:
     """Canonical XYZZ words of affine points (None: infinity), each scaled by a random z."""
     mul = group.mul
@@ -532,7 +574,7 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
         return msm.G1.infinity
 
     monkeypatch.setattr(msm, "_table_fits", lambda *args: False)
-    monkeypatch.setattr(msm, "_plan_chunk", lambda gpu, group, count, *rest: count)
+    monkeypatch.setattr(msm, "_plan_passes", lambda gpu, group, count, bits, *rest: (bits, count))
     monkeypatch.setattr(msm, "_msm_pass", one_pass)
     scalars = np.zeros((n, 8), np.uint32)
     table = msm.WindowTable(rows, 20)

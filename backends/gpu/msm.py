@@ -44,7 +44,12 @@ RANGE_WAVES = 1
 """Full waves of resident threads the first bucket-summing pass is cut into: its threads all do
 the same work, so one wave of exactly the resident count leaves no tail."""
 CHUNK_THREADS = 1 << 15
-"""Threads the chunked running sums aim for (chunk length follows)."""
+"""Threads the chunked running sums aim for (chunk length follows, up to MAX_CHUNK)."""
+MAX_CHUNK = 64
+"""The most buckets a thread of the chunked running sums adds: more buckets than CHUNK_THREADS
+such chunks hold get more threads, so that the compute-bound sums fill the device (H200, 20-bit
+windows at 2^24 points, 13·2^19 buckets: chunks of 256, half a wave in G1, took 11.4 ms, of 64
+8.8; G2 34.0 → 27.8; round 21)."""
 MIN_RANGE = 8
 """Fewest entries a thread of the first bucket-summing pass adds (small MSMs)."""
 SCATTER_L2_SHARE = 8
@@ -148,16 +153,27 @@ def bucket_count(c: int, signed: bool) -> int:
 def auto_window_bits(n: int, signed: bool) -> int:
     """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
     reduction's fixed latency dominates and small windows win; then 15 bits below 2^19 points,
-    16 below 2^25 and 17 from there. With the scatter in L2-sized launches, 16 bits beat 15 at
-    2^19 (9.8 against 11.3 ms) and 2^20 (13.2 against 14.9 ms), and 17 and 18 at 2^24 (139
-    against 147 and 142 ms): the sort grows with the window faster than the additions shrink
-    (at 2^24 + 2^16 points the sort took 21.6 ms with 17 bits, 11.0 with 16). Unsigned digits
-    use the same widths."""
+    16 below WIDE_WINDOW_POINTS and WIDE_WINDOW_BITS from there. With the scatter in L2-sized
+    launches, 16 bits beat 15 at 2^19 (9.8 against 11.3 ms) and 2^20 (13.2 against 14.9 ms).
+    Widths between lose: with signed digits 17 bits still take 16 windows, and 18 and 19 bits
+    leave a top window of 4 and 9 bits whose few buckets get most of its digits (G1 2^24 with
+    the batch pass: 16 bits 115.9 ms, 18 124.5, 19 125.0; round 21). Unsigned digits use the
+    same widths."""
     if n < 1 << 14:
         return max(6, n.bit_length() - 4)
     if n < 1 << 19:
         return 15
-    return 16 if n < 1 << 25 else 17
+    return 16 if n < WIDE_WINDOW_POINTS else WIDE_WINDOW_BITS
+
+
+WIDE_WINDOW_BITS = 20
+"""The window width of the largest passes: 13 windows' entries instead of 16 (the top one 16
+bits wide), for 13·2^19 buckets to reduce instead of 2^19 (H200, 2^24 points, round 21: G1
+119.5 → 114.5 ms, the buckets 103.5 → 88.9 and the reduction 1.7 → 8.9; G2 297.4 → 277.6)."""
+WIDE_WINDOW_POINTS = 3 << 22
+"""Points a pass needs for WIDE_WINDOW_BITS: at 2^23 16 bits still win by ~2 ms in G1 and ~3
+in G2, at 2^24 20 bits by ~5 and ~20 (round 21); the gain grows with the points, as the
+reduction it adds does not."""
 
 
 def scatter_windows(l2_bytes: int, per_window: int) -> int:
@@ -311,7 +327,7 @@ def _window_sums(
     """Σ_b b·bucket_b for every window, canonical XYZZ on the device (windows rows), by
     msm/reduce.cuh's steps."""
     m = 1 << max(0, math.ceil(math.log2(max(1, windows * per_window / CHUNK_THREADS))))
-    m = min(m, 1 << max(0, (per_window - 1).bit_length()))
+    m = min(m, MAX_CHUNK, 1 << max(0, (per_window - 1).bit_length()))
     chunks = -(-per_window // m)
     sums = gpu.empty((2 * windows * chunks, group.xyzz_words), np.uint32)
     gpu.launch(
@@ -547,35 +563,45 @@ def plan_chunk(
     return chunk, need(chunk)
 
 
-def _plan_chunk(
+def _plan_passes(
     gpu: Gpu,
     group: Group,
     n: int,
-    c: int,
+    window_bits: int | None,
     signed: bool,
     streamed: bool,
     key_budget: int | None,
     upload_pieces: int,
     batch_lanes: int,
-) -> int:
-    """:func:`plan_chunk` on this device; refused up front when even one point cannot fit."""
+) -> tuple[int, int]:
+    """Window bits and scalars per pass (:func:`plan_chunk`) on this device: ``window_bits``,
+    or by size, where wide windows are kept only for passes of WIDE_WINDOW_POINTS that fit as
+    such (their buckets are many); refused up front when even one point cannot fit."""
     threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
     free = gpu.free_bytes()
-    chunk, need = plan_chunk(
-        group,
-        n,
-        c,
-        signed,
-        streamed,
-        key_budget,
-        free,
-        threads,
-        upload_pieces,
-        batch_lanes,
-        batch_threads,
-    )
+
+    def planned(c: int) -> tuple[int, int]:
+        return plan_chunk(
+            group,
+            n,
+            c,
+            signed,
+            streamed,
+            key_budget,
+            free,
+            threads,
+            upload_pieces,
+            batch_lanes,
+            batch_threads,
+        )
+
+    c = window_bits or auto_window_bits(n, signed)
+    chunk, need = planned(c)
+    if window_bits is None and c == WIDE_WINDOW_BITS and chunk < WIDE_WINDOW_POINTS:
+        c = auto_window_bits(WIDE_WINDOW_POINTS - 1, signed)
+        chunk, need = planned(c)
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
-    return chunk
+    return c, chunk
 
 
 class BaseChunk(NamedTuple):
@@ -651,8 +677,9 @@ def msm(
         return _msm_pass(
             gpu, group, whole, scalars, table.bits, signed, split_01, timer, table, batch_lanes
         )
-    c = window_bits or auto_window_bits(n, signed)
-    chunk = _plan_chunk(gpu, group, n, c, signed, streamed, key_budget, upload_pieces, batch_lanes)
+    c, chunk = _plan_passes(
+        gpu, group, n, window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes
+    )
     total = group.infinity
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
