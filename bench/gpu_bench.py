@@ -224,7 +224,7 @@ def bench_msm(
         n = 1 << log
         run, scalars_host = msm_case(gp, group, log)
         times, total = _time(gp, run, runs)
-        c = msm.auto_window_bits(n, True)
+        c = msm.auto_window_bits(ops, n, True)
         _record(results, f"msm_{group}_device", n, times, window_bits=c)
         if log <= 20:
             folded = gp.gpu.to_device(_fold(scalars_host, len(distinct))).view(np.uint32)
@@ -318,7 +318,7 @@ def bench_msm_windows(
     distinct = _points(group, DISTINCT[group])
     small = _upload(gp, distinct)
     for log in logs:
-        n = 1 << log
+        n = 1 << log if log < 64 else log  # a size above 64 is a count of points
         coords = tiled(gp, small.coords, n)
         scalars = gp.gpu.to_device(random_scalar_limbs(n, log)).view(np.uint32)
         for c in windows:
@@ -464,7 +464,9 @@ def main(argv: list[str] | None = None) -> int:
         help="msm.upload_pieces variants timed from host, comma-separated",
     )
     parser.add_argument("--ntt", default="20,24,26")
-    parser.add_argument("--sweep", default="", help="G1 sizes to time per window size")
+    parser.add_argument(
+        "--sweep", default="", help="G1 sizes to time per window size (log2, or a count above 64)"
+    )
     parser.add_argument("--sweep-windows", default="13,14,15,16,17,18,19,20,21")
     parser.add_argument("--sweep-g2", default="", help="G2 sizes to time per window size")
     parser.add_argument("--tables", default="", help="G1 sizes to time over window tables")

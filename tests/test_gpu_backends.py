@@ -349,8 +349,9 @@ def test_wide_windows_only_for_passes_that_are_large_and_fit(group):
     """Passes of WIDE_WINDOW_POINTS or more take the wide windows when their many buckets fit;
     a device too small for them, or an upload in smaller pieces, keeps 16 bits; a width the
     profile names is kept at any size."""
-    wide, n = msm.WIDE_WINDOW_BITS, msm.WIDE_WINDOW_POINTS
-    assert msm.auto_window_bits(n - 1, True) == 16 and msm.auto_window_bits(n, True) == wide
+    wide, n = msm.WIDE_WINDOW_BITS, msm.WIDE_WINDOW_POINTS[group.name]
+    assert msm.auto_window_bits(group, n - 1, True) == 16
+    assert msm.auto_window_bits(group, n, True) == wide
     args = (group, n, None, True, False, None, 1, 256)
     roomy = _PlanningDevice(1 << 45)
     assert msm._plan_passes(roomy, *args) == (wide, n)
@@ -362,7 +363,7 @@ def test_wide_windows_only_for_passes_that_are_large_and_fit(group):
     assert msm._plan_passes(tight, *args) == (16, n)
     pieces = (group, 1 << 24, None, True, True, None, 2, 256)  # two uploads of 2^23 points
     assert msm._plan_passes(roomy, *pieces) == (16, 1 << 23)
-    assert msm._plan_passes(roomy, group, 1 << 23, None, True, False, None, 1, 256)[0] == 16
+    assert msm._plan_passes(roomy, group, n - 1, None, True, False, None, 1, 256)[0] == 16
     assert msm._plan_passes(roomy, group, 1000, wide, True, False, None, 1, 256) == (wide, 1000)
 
 
@@ -624,7 +625,8 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
     n = 1 << 17  # full-width scalars: ~2.4 M bucket entries, over msm.HOST_WORK_MIN_ENTRIES
     logs = [rng.randrange(1, 1 << 62) for _ in range(n)]
     ks = [rng.randrange(FR_MODULUS) for _ in range(n)]
-    assert n * msm.window_count(msm.auto_window_bits(n, True), True) > 2 * msm.HOST_WORK_MIN_ENTRIES
+    windows = msm.window_count(msm.auto_window_bits(msm.G1, n, True), True)
+    assert n * windows > 2 * msm.HOST_WORK_MIN_ENTRIES
     bases = plugin.cuzk_fixed_base_g1(ctx, G1_GENERATOR, ints_to_limbs(logs, 4))
     work, ran = HostWork(), []
     piece = work.submit(lambda: ran.append(threading.get_ident()) or 42)

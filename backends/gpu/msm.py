@@ -150,30 +150,30 @@ def bucket_count(c: int, signed: bool) -> int:
     return (1 << (c - 1)) if signed else (1 << c) - 1
 
 
-def auto_window_bits(n: int, signed: bool) -> int:
+def auto_window_bits(group: Group, n: int, signed: bool) -> int:
     """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
     reduction's fixed latency dominates and small windows win; then 15 bits below 2^19 points,
-    16 below WIDE_WINDOW_POINTS and WIDE_WINDOW_BITS from there. With the scatter in L2-sized
-    launches, 16 bits beat 15 at 2^19 (9.8 against 11.3 ms) and 2^20 (13.2 against 14.9 ms).
-    Widths between lose: with signed digits 17 bits still take 16 windows, and 18 and 19 bits
-    leave a top window of 4 and 9 bits whose few buckets get most of its digits (G1 2^24 with
-    the batch pass: 16 bits 115.9 ms, 18 124.5, 19 125.0; round 21). Unsigned digits use the
-    same widths."""
+    16 below the group's WIDE_WINDOW_POINTS and WIDE_WINDOW_BITS from there. With the scatter
+    in L2-sized launches, 16 bits beat 15 at 2^19 (9.8 against 11.3 ms) and 2^20 (13.2 against
+    14.9 ms). Widths between lose: with signed digits 17 bits still take 16 windows, and 18
+    and 19 bits leave a top window of 4 and 9 bits whose few buckets get most of its digits
+    (G1 2^24 with the batch pass: 16 bits 115.9 ms, 18 124.5, 19 125.0; round 21). Unsigned
+    digits use the same widths."""
     if n < 1 << 14:
         return max(6, n.bit_length() - 4)
     if n < 1 << 19:
         return 15
-    return 16 if n < WIDE_WINDOW_POINTS else WIDE_WINDOW_BITS
+    return 16 if n < WIDE_WINDOW_POINTS[group.name] else WIDE_WINDOW_BITS
 
 
 WIDE_WINDOW_BITS = 20
 """The window width of the largest passes: 13 windows' entries instead of 16 (the top one 16
 bits wide), for 13·2^19 buckets to reduce instead of 2^19 (H200, 2^24 points, round 21: G1
 119.5 → 114.5 ms, the buckets 103.5 → 88.9 and the reduction 1.7 → 8.9; G2 297.4 → 277.6)."""
-WIDE_WINDOW_POINTS = 3 << 22
-"""Points a pass needs for WIDE_WINDOW_BITS: at 2^23 16 bits still win by ~2 ms in G1 and ~3
-in G2, at 2^24 20 bits by ~5 and ~20 (round 21); the gain grows with the points, as the
-reduction it adds does not."""
+WIDE_WINDOW_POINTS = {"g1": 3 << 22, "g2": 5 << 21}
+"""Points a pass needs for WIDE_WINDOW_BITS, by group: at 2^23 16 bits still win by ~3 ms in
+both, at 2^24 20 bits by ~5 in G1 and ~20 in G2 (round 21); the gain grows with the points, as
+the reduction it adds does not, and G2's buckets gain more from fewer entries."""
 
 
 def scatter_windows(l2_bytes: int, per_window: int) -> int:
@@ -595,10 +595,11 @@ def _plan_passes(
             batch_threads,
         )
 
-    c = window_bits or auto_window_bits(n, signed)
+    c = window_bits or auto_window_bits(group, n, signed)
     chunk, need = planned(c)
-    if window_bits is None and c == WIDE_WINDOW_BITS and chunk < WIDE_WINDOW_POINTS:
-        c = auto_window_bits(WIDE_WINDOW_POINTS - 1, signed)
+    wide_from = WIDE_WINDOW_POINTS[group.name]
+    if window_bits is None and c == WIDE_WINDOW_BITS and chunk < wide_from:
+        c = auto_window_bits(group, wide_from - 1, signed)
         chunk, need = planned(c)
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return c, chunk
