@@ -24,7 +24,7 @@ static void run(std::istream& in) {
     const std::vector<uint32_t> offsets = read_words<uint32_t>(in, groups + 1);
     const std::vector<uint32_t> slots = read_words<uint32_t>(in, groups + 1);
     const size_t scratch = size_t(threads) * lanes;
-    std::vector<affine_t<F>> sum(scratch);
+    std::vector<F> sum(2 * scratch);  // the lanes' x, then their y
     std::vector<uint32_t> group(scratch);
     std::vector<F> prefix(scratch);
     std::vector<affine_t<F>> head(scratch);
@@ -32,8 +32,9 @@ static void run(std::istream& in) {
     std::vector<xyzz_t<F>> out(slots[groups]);
     std::memset(out.data(), 1, out.size() * sizeof(xyzz_t<F>));  // a slot left unwritten shows
     for (uint32_t t = 0; t < threads; t++) {
-        const batch_scratch<F> lane_scratch = {sum.data(), group.data(), prefix.data(), head.data(),
-                                               head_group.data()};
+        const batch_scratch<F> lane_scratch = {sum.data(),    sum.data() + scratch,
+                                               group.data(),  prefix.data(),
+                                               head.data(),   head_group.data()};
         sum_batch_affine_ranges<F>(t, threads, lanes, bases.data(), entries.data(), offsets.data(),
                                    slots.data(), groups, range_len, lane_scratch, out.data());
     }

@@ -31,12 +31,15 @@ enum lane_step : uint32_t {
 };
 
 // A lane's scratch, lane k of thread t at k·threads + t: the running sum (infinity as (0, 0)),
-// its group, the product of the step's earlier denominators, and its head: the piece of its
-// first group when that group began in an earlier lane and ended in this one (head_group
-// NO_HEAD when none), merged with the earlier lanes' pieces at the end.
+// its x and y in separate arrays so that the way up reads x alone and y only where a decision
+// needs it (a group's end, infinity, equal x); its group, the product of the step's earlier
+// denominators, and its head: the piece of its first group when that group began in an
+// earlier lane and ended in this one (head_group NO_HEAD when none), merged with the earlier
+// lanes' pieces at the end.
 template <class F>
 struct batch_scratch {
-    affine_t<F>* sum;
+    F* sum_x;
+    F* sum_y;
     uint32_t* group;
     F* prefix;
     affine_t<F>* head;
@@ -44,6 +47,17 @@ struct batch_scratch {
 };
 
 constexpr uint32_t NO_HEAD = 0xffffffffu;
+
+template <class F>
+CUZK_HD affine_t<F> load_sum(const batch_scratch<F>& scratch, uint64_t at) {
+    return {load_vec(scratch.sum_x + at), load_vec(scratch.sum_y + at)};
+}
+
+template <class F>
+CUZK_HD void store_sum(const batch_scratch<F>& scratch, uint64_t at, const affine_t<F>& sum) {
+    store_vec(scratch.sum_x + at, sum.x);
+    store_vec(scratch.sum_y + at, sum.y);
+}
 
 template <class F>
 CUZK_HD lane_step classify(const affine_t<F>& sum, const affine_t<F>& point) {
@@ -111,6 +125,7 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
             if (e >= total) continue;
             uint32_t g;
             affine_t<F> sum = inf;
+            bool y_read = true;  // sum.y is the running sum's (else still zero, not yet read)
             if (s == 0) {
                 if (k == 0) {
                     first = segment_group(group_offsets, groups, (uint32_t)e);
@@ -118,12 +133,15 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
                     while (group_offsets[first + 1] <= e) first++;
                 }
                 g = first;
-                store_vec(scratch.sum + at, inf);
+                store_sum(scratch, at, inf);
                 scratch.head_group[at] = NO_HEAD;
             } else {
                 g = lane_group;
-                sum = load_vec(scratch.sum + at);
+                sum.x = load_vec(scratch.sum_x + at);
+                y_read = false;
                 if (e == lane_end) {
+                    sum.y = load_vec(scratch.sum_y + at);
+                    y_read = true;
                     if (group_offsets[g] >= v * range_len) {  // the whole group is this lane's
                         write(g, xyzz_t<F>::from_affine(sum));
                     } else {
@@ -134,11 +152,14 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
                         g++;
                     } while (group_offsets[g + 1] <= e);
                     sum = inf;
-                    store_vec(scratch.sum + at, inf);
+                    store_sum(scratch, at, inf);
                 }
             }
             scratch.group[at] = g;
             const affine_t<F> point = entry_point(bases, entry);
+            if (!y_read && (sum.x.is_zero() || sum.x == point.x)) {
+                sum.y = load_vec(scratch.sum_y + at);
+            }
             const lane_step step = classify(sum, point);
             store_vec(scratch.prefix + at, run);
             if (step >= LANE_ADD) run = pmul(run, denominator(step, sum, point));
@@ -152,7 +173,7 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
             const uint32_t entry = ahead;
             ahead = k > 0 ? entry_at(entries, e - range_len, total) : 0u;
             if (e >= total) continue;
-            const affine_t<F> sum = load_vec(scratch.sum + at);
+            const affine_t<F> sum = load_sum(scratch, at);
             const affine_t<F> point = entry_point(bases, entry);
             const lane_step step = classify(sum, point);
             affine_t<F> next = sum;
@@ -167,7 +188,7 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
                 const F x3 = psqr(lambda) - sum.x - point.x;
                 next = {x3, pmul(lambda, sum.x - x3) - sum.y};
             }
-            store_vec(scratch.sum + at, next);
+            store_sum(scratch, at, next);
         }
     }
     // Merge: the lanes in order, each group's pieces into one XYZZ sum. A lane's head closes
@@ -191,7 +212,7 @@ CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lane
             acc = xyzz_t<F>::inf();
         }
         acc_group = g;
-        acc.add_affine_call(load_vec(scratch.sum + at), false);
+        acc.add_affine_call(load_sum(scratch, at), false);
     }
     if (acc_group != NO_HEAD) write(acc_group, acc);
 }

@@ -102,10 +102,13 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,      \
         affine_t<F>* sums, uint32_t* sum_groups, F* prefix, affine_t<F>* heads,                \
         uint32_t* head_groups, xyzz_t<F>* out) {                                                \
-        sum_batch_affine_ranges<F>(global_thread(), (uint64_t)gridDim.x * blockDim.x, lanes,    \
-                                   bases, entries, group_offsets, seg_offsets, groups,          \
-                                   range_len, {sums, sum_groups, prefix, heads, head_groups},   \
-                                   out);                                                        \
+        const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;                              \
+        F* sum_x = reinterpret_cast<F*>(sums); /* then the y of as many lanes */                \
+        sum_batch_affine_ranges<F>(                                                             \
+            global_thread(), threads, lanes, bases, entries, group_offsets, seg_offsets,         \
+            groups, range_len, {sum_x, sum_x + threads * lanes, sum_groups, prefix, heads,       \
+                                head_groups},                                                   \
+            out);                                                                               \
     }                                                                                           \
     extern "C" __global__ void msm_sum_xyzz_##G(                                                \
         const xyzz_t<F>* points, const uint32_t* group_offsets, const uint32_t* seg_offsets,    \
