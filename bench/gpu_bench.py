@@ -468,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         "--sweep", default="", help="G1 sizes to time per window size (log2, or a count above 64)"
     )
     parser.add_argument("--sweep-windows", default="13,14,15,16,17,18,19,20,21")
-    parser.add_argument("--sweep-g2", default="", help="G2 sizes to time per window size")
+    parser.add_argument("--sweep-g2", default="", help="G2 sizes, as --sweep's")
     parser.add_argument("--tables", default="", help="G1 sizes to time over window tables")
     parser.add_argument("--tables-g2", default="", help="G2 sizes to time over window tables")
     parser.add_argument("--table-bits", default="16,18,20,22", help="the tables' window bits")

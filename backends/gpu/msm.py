@@ -599,7 +599,7 @@ def _plan_passes(
     chunk, need = planned(c)
     wide_from = WIDE_WINDOW_POINTS[group.name]
     if window_bits is None and c == WIDE_WINDOW_BITS and chunk < wide_from:
-        c = auto_window_bits(group, wide_from - 1, signed)
+        c = auto_window_bits(group, wide_from - 1, signed)  # the width below the wide one
         chunk, need = planned(c)
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return c, chunk
