@@ -43,6 +43,7 @@ from cuzk_core.groth16 import files, params_dir
 from cuzk_core.groth16.prover import prove
 from cuzk_core.groth16.setup import generate_parameters
 from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+from cuzk_core.host_work import drained
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
@@ -138,7 +139,7 @@ def _device_msm(
     window ``table`` of coords when given."""
     slices = lambda a, b: msm.BaseChunk(coords[a:b], None, lambda: None)  # noqa: E731
     timer = timer if timer is not None else Timer(0)
-    return msm.msm(
+    passes = msm.device_sums(
         gp.gpu,
         ops,
         slices,
@@ -152,6 +153,7 @@ def _device_msm(
         table,
         batch_lanes=BATCH_LANES,
     )
+    return drained(msm.host_sum(ops, passes, timer))
 
 
 def _tiled_case(gp: GpuPlugin, group: str, log: int) -> tuple[DeviceArray, DeviceArray, np.ndarray]:
@@ -281,7 +283,8 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
 
         def run(piece_count, scal=scal, profile=profile, streamed=streamed):
             scalars = gp.memory.to_device(profile, scal).view(np.uint32)
-            return msm.msm(
+            timer = Timer(0)
+            passes = msm.device_sums(
                 gp.gpu,
                 ops,
                 streamed,
@@ -290,10 +293,11 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
                 None,
                 True,
                 False,
-                Timer(0),
+                timer,
                 upload_pieces=piece_count,
                 batch_lanes=BATCH_LANES,
             )
+            return drained(msm.host_sum(ops, passes, timer))
 
         variants = [int(x) for x in HOST_PIECES.split(",")] if pinning != "none" else [1]
         times: dict[int, list[float]] = {count: [] for count in variants}

@@ -11,6 +11,7 @@ from cuzk_core.circuits import bind_backend
 from cuzk_core.errors import BackendUnavailable
 from cuzk_core.fallbacks import BACKEND_SLOT
 from cuzk_core.hookspecs import BackendContext, Synthesized
+from cuzk_core.host_work import Pending, Ready
 from cuzk_core.layout import G1Affines, G2Affines
 
 if TYPE_CHECKING:
@@ -176,21 +177,34 @@ class Backend:
         self, bases: Any, scalars: np.ndarray | Any, label: str, window_bits: int | None = None
     ) -> G1Affines:
         """G1 MSM; window bits from the profile's entry for ``label`` unless given."""
-        if window_bits is None:
-            window_bits = self._profile_window(label)
-        return self._call(
-            "cuzk_msm_g1", bases=bases, scalars=scalars, window_bits=window_bits, label=label
-        )
+        return self.msm_g1_pending(bases, scalars, label, window_bits).result()
 
     def msm_g2(
         self, bases: Any, scalars: np.ndarray | Any, label: str, window_bits: int | None = None
     ) -> G2Affines:
         """G2 MSM; window bits from the profile's entry for ``label`` unless given."""
+        return self.msm_g2_pending(bases, scalars, label, window_bits).result()
+
+    def msm_g1_pending(
+        self, bases: Any, scalars: np.ndarray | Any, label: str, window_bits: int | None = None
+    ) -> Pending[G1Affines]:
+        """:meth:`msm_g1` whose host work may still be queued in the calling thread's
+        :class:`~cuzk_core.host_work.HostWork` (see the hook)."""
+        return self._msm_pending("cuzk_msm_g1", bases, scalars, label, window_bits)
+
+    def msm_g2_pending(
+        self, bases: Any, scalars: np.ndarray | Any, label: str, window_bits: int | None = None
+    ) -> Pending[G2Affines]:
+        """:meth:`msm_g2` whose host work may still be queued (see :meth:`msm_g1_pending`)."""
+        return self._msm_pending("cuzk_msm_g2", bases, scalars, label, window_bits)
+
+    def _msm_pending(
+        self, hook: str, bases: Any, scalars: Any, label: str, window_bits: int | None
+    ) -> Pending[Any]:
         if window_bits is None:
             window_bits = self._profile_window(label)
-        return self._call(
-            "cuzk_msm_g2", bases=bases, scalars=scalars, window_bits=window_bits, label=label
-        )
+        total = self._call(hook, bases=bases, scalars=scalars, window_bits=window_bits, label=label)
+        return Ready(total) if isinstance(total, G1Affines | G2Affines) else total
 
     def prepare(self) -> bool:
         """Let the backend do its one-time work; whether it had any."""

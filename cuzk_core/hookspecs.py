@@ -418,7 +418,11 @@ def cuzk_msm_g1(
         :func:`cuzk_gather_scalars`.
     :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
     :param label: which MSM this is (``"a"``, ``"b_g1"``, ``"l"``, ``"h"`` or free text), for spans.
-    :return: the sum as a one-point batch (its infinity flag set when the sum is the identity).
+    :return: the sum as a one-point batch (its infinity flag set when the sum is the identity);
+        or, from a backend whose device work is done but whose host work is left while the
+        calling thread has a :class:`~cuzk_core.host_work.HostWork` (a prover's), a
+        :class:`~cuzk_core.host_work.Pending` of it queued there, so that the host work runs
+        beside the thread's next device wait.
     """
 
 
@@ -438,7 +442,7 @@ def cuzk_msm_g2(
         :func:`cuzk_gather_scalars`.
     :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
     :param label: which MSM this is (``"b_g2"`` or free text), for spans.
-    :return: the sum as a one-point batch.
+    :return: the sum as a one-point batch, or a pending one as :func:`cuzk_msm_g1` says.
     """
 
 

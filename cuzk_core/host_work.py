@@ -8,7 +8,9 @@ queued here instead (:class:`HostWork`), and a backend that is about to wait for
 calls :func:`while_device_busy`: the queue runs, in order and a step at a time, in the
 prover's thread while the device computes, instead of contending with that thread for the
 GIL. What has not run when its result is asked for runs then (a CPU backend never waits for a
-device, so there all of it runs on demand).
+device, so there all of it runs on demand). A backend may queue its own host work there too
+(:func:`current`): the GPU MSMs' combination of their window sums runs beside the next MSM's
+device work instead of after its own.
 """
 
 from __future__ import annotations
@@ -42,6 +44,15 @@ class Runner(Protocol):
 
 Steps = Generator[None, None, T]
 """Work done a step at a time: it yields between steps and returns its result."""
+
+
+def drained(steps: Steps[T]) -> T:
+    """The value stepwise work returns, all its steps done at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
 
 class _Later(Generic[T]):
@@ -141,12 +152,28 @@ class HostWork(Deferred):
             _current.work = before
 
 
+class Ready(Generic[T]):
+    """A :class:`Pending` whose result is already known."""
+
+    def __init__(self, value: T) -> None:
+        self._value = value
+
+    def result(self) -> T:
+        """The value."""
+        return self._value
+
+
 _current = threading.local()
+
+
+def current() -> HostWork | None:
+    """The calling thread's current :class:`HostWork`, if any (a proof's, in its prover)."""
+    return getattr(_current, "work", None)
 
 
 def queued_here() -> bool:
     """Whether the calling thread has a current :class:`HostWork` with work queued."""
-    work: HostWork | None = getattr(_current, "work", None)
+    work = current()
     return work is not None and work.queued > 0
 
 
@@ -155,6 +182,6 @@ def while_device_busy(busy: Callable[[], bool]) -> None:
     transforms): run the calling thread's :class:`HostWork` while ``busy()`` is true. A step
     once started runs to its end (the proof's take 0.3–0.7 ms), so a backend calls this only
     where the device has a millisecond of work left or more."""
-    work: HostWork | None = getattr(_current, "work", None)
+    work = current()
     if work is not None:
         work.run_while(busy)

@@ -387,7 +387,8 @@ def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray
 @pytest.mark.parametrize("host_int", ["gmpy2", "int"])
 def test_the_windows_combination_in_either_integer_type(group, host_int, monkeypatch, rng):
     """Σ_w 2^(c·w)·S_w from canonical XYZZ window sums (an infinity and a repeated sum among
-    them) is the core's sum, returned in Python ints whichever integer type computed it."""
+    them) is the core's sum, returned in Python ints whichever integer type computed it; it
+    stops between steps of COMBINE_STEP_WINDOWS windows (host work beside a device)."""
     if host_int == "gmpy2":
         pytest.importorskip("gmpy2")
     else:
@@ -397,7 +398,16 @@ def test_the_windows_combination_in_either_integer_type(group, host_int, monkeyp
     c, multiples = 16, [5, 0, rng.randrange(FR_MODULUS), 5, FR_MODULUS - 1]
     affine = ops.batch_to_affine([ops.mul(from_affine(generator), k) for k in multiples])
     affine = [None if k == 0 else a for k, a in zip(multiples, affine, strict=True)]
-    total = msm._combine_windows(group, _xyzz_rows(group, affine, rng), c)
+    steps = msm._combine_windows(group, _xyzz_rows(group, affine, rng), c, Timer(0))
+    stops = 0
+    while True:
+        try:
+            next(steps)
+            stops += 1
+        except StopIteration as done:
+            total = done.value
+            break
+    assert stops == -(-len(multiples) // msm.COMBINE_STEP_WINDOWS) - 1
     want = ops.mul(from_affine(generator), sum(k << (c * w) for w, k in enumerate(multiples)))
     assert (g1_eq if group is msm.G1 else g2_eq)(total, want)
     coords = [v for coord in total for v in (coord if isinstance(coord, tuple) else (coord,))]
@@ -572,17 +582,17 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
 
     def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes):
         seen.append((table is None, len(chunk.coords), c))
-        return msm.G1.infinity
+        return msm.PassSums(None, None, c, table is not None)
 
     monkeypatch.setattr(msm, "_table_fits", lambda *args: False)
     monkeypatch.setattr(msm, "_plan_passes", lambda gpu, group, count, bits, *rest: (bits, count))
     monkeypatch.setattr(msm, "_msm_pass", one_pass)
     scalars = np.zeros((n, 8), np.uint32)
     table = msm.WindowTable(rows, 20)
-    msm.msm(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
+    msm.device_sums(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
     assert seen == [(True, n, 7)]
     monkeypatch.setattr(msm, "_table_fits", lambda *args: True)
-    msm.msm(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
+    msm.device_sums(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
     assert seen[1] == (False, n, 20)  # a pass that fits takes the table and its bits
 
 
@@ -615,7 +625,8 @@ def test_cached_gather_indices_are_checked_on_every_use():
 @pytest.mark.parametrize("name", PLUGINS)
 def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
     """The proof's queued Python (the blinding terms) runs inside a GPU MSM, while its bucket
-    sums compute, in the calling thread; the MSM's sum is unchanged."""
+    sums compute, in the calling thread; the MSM's own host part (the windows' combination)
+    is queued after it, and its sum is unchanged."""
     plugin = PLUGINS[name]
     info = plugin.cuzk_backend_info()
     if not info.available:
@@ -631,16 +642,19 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
     work, ran = HostWork(), []
     piece = work.submit(lambda: ran.append(threading.get_ident()) or 42)
     with work.beside_device():
-        total = plugin.cuzk_msm_g1(ctx, bases, ints_to_limbs(ks, 4), None, "t")
-    assert ran == [threading.get_ident()] and work.queued == 0 and piece.result() == 42
+        pending = plugin.cuzk_msm_g1(ctx, bases, ints_to_limbs(ks, 4), None, "t")
+    assert ran == [threading.get_ident()] and work.queued == 1 and piece.result() == 42
+    work.run_while(lambda: True)
+    total = pending.result()
     expected = sum(k * g for k, g in zip(ks, logs, strict=True)) % FR_MODULUS
     want = plugin.cuzk_fixed_base_g1(ctx, G1_GENERATOR, ints_to_limbs([expected], 4))
     assert np.array_equal(total.coords, want.coords) and not total.infinity.any()
+    assert plugin.cuzk_msm_g1(ctx, bases, ints_to_limbs(ks, 4), None, "t").equals(total)
     small = work.submit(lambda: 1)  # an MSM of a few µs of device work runs none of it
     few = bases.coords[:256], bases.infinity[:256]
     with work.beside_device():
         plugin.cuzk_msm_g1(ctx, type(bases)(*few), ints_to_limbs(ks[:256], 4), None, "t")
-    assert work.queued == 1 and small.result() == 1
+    assert work.queued == 2 and small.result() == 1
 
 
 @pytest.mark.parametrize("name", PLUGINS)

@@ -10,6 +10,7 @@ import numpy as np
 import py_ecc_oracle
 import pytest
 
+from cuzk_core import host_work
 from cuzk_core.conformance.checks import subject
 from cuzk_core.conformance.inputs import random_points
 from cuzk_core.curve import bulk
@@ -215,7 +216,8 @@ def test_proof_bytes_are_192_and_round_trip(cpu, cube_key):
 @pytest.mark.parametrize("delta_tables", [False, True])
 def test_host_work_in_the_backends_waits_gives_the_same_proof(cube_key, delta_tables):
     """The blinding terms run where an accelerated backend waits for its device (its MSMs call
-    while_device_busy), in whatever steps its device allows, or on demand in assemble: the
+    while_device_busy), in whatever steps its device allows, or on demand in assemble; each
+    MSM leaves its own host part queued there, as the GPU backends do (a pending sum): the
     same proof bytes every way, with and without a resident key's δ tables."""
     pk = attrs.evolve(cube_key, vk=attrs.evolve(cube_key.vk))  # its own vk: tables go with it
     if delta_tables:
@@ -227,6 +229,7 @@ def test_host_work_in_the_backends_waits_gives_the_same_proof(cube_key, delta_ta
         backend.accelerated = True
         count = itertools.count()
         ran = steps[name] = []
+        left: list = []  # MSM sums whose host part has not run
 
         def busy(answers=answers, count=count, ran=ran) -> bool:
             i = next(count)
@@ -234,17 +237,28 @@ def test_host_work_in_the_backends_waits_gives_the_same_proof(cube_key, delta_ta
             ran.append(answer)
             return answer
 
-        def waiting(msm, busy=busy):
+        def waiting(msm_pending, busy=busy, left=left):
             def msm_with_a_wait(*args):
                 while_device_busy(busy)
-                return msm(*args)
+                total = msm_pending(*args).result()
+                work = host_work.current()
+                assert work is not None  # the prover's
+
+                def host_part():
+                    left.remove(total)  # runs once, before the sum is used
+                    yield
+                    return total
+
+                left.append(total)
+                return work.submit_steps(host_part)
 
             return msm_with_a_wait
 
-        backend.msm_g1 = waiting(backend.msm_g1)
-        backend.msm_g2 = waiting(backend.msm_g2)
+        backend.msm_g1_pending = waiting(backend.msm_g1_pending, left=left)
+        backend.msm_g2_pending = waiting(backend.msm_g2_pending, left=left)
         result = prove(backend, NativeCircuit(CubeCircuit(3)), LoadedKey(pk), seed=4)
         proofs[name] = result.proof.to_bytes()
+        assert left == []  # every MSM's host part ran, in the waits or on demand
     assert len(set(proofs.values())) == 1
     assert True in steps["always"] and True in steps["alternate"]  # steps ran in the waits
     assert not any(steps["never"])
@@ -296,7 +310,7 @@ def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, mo
     def msm_fails(*args, **kwargs):
         raise RuntimeError("device lost (test)")
 
-    monkeypatch.setattr(cpu, "msm_g1", msm_fails)
+    monkeypatch.setattr(cpu, "msm_g1_pending", msm_fails)
     with pytest.raises(RuntimeError, match="device lost"):
         prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=1)
     assert len(released) == 5 and len(unpinned) == 1  # h, l, a, b_g1, b_g2 and the pinning

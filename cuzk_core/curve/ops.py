@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from ..field.constants import FR_MODULUS
+from ..host_work import drained
 
 T = TypeVar("T")
 J = TypeVar("J")  # a Jacobian point
@@ -75,7 +76,7 @@ class CurveOps(Generic[J, A]):
 
     def mul(self, p: J, k: int) -> J:
         """Return k·p for any integer k (not reduced mod r, so valid outside the subgroup)."""
-        return _drained(self.mul_steps(p, k))
+        return drained(self.mul_steps(p, k))
 
     def mul_steps(self, p: J, k: int) -> Generator[None, None, J]:
         """:meth:`mul` a step at a time: it yields every ``step_ops`` digits and returns k·p,
@@ -125,7 +126,7 @@ class CurveOps(Generic[J, A]):
 
     def fixed_base_mul(self, table: FixedBaseTable, k: int) -> J:
         """Return k·base (Jacobian) from a fixed-base table; k is reduced mod r."""
-        return _drained(self.fixed_base_mul_steps(table, k))
+        return drained(self.fixed_base_mul_steps(table, k))
 
     def fixed_base_mul_steps(self, table: FixedBaseTable, k: int) -> Generator[None, None, J]:
         """:meth:`fixed_base_mul` a step of ``step_ops`` windows at a time."""
@@ -149,12 +150,3 @@ class CurveOps(Generic[J, A]):
         table = self.fixed_base_table(base_affine, fixed_base_window_bits(len(scalars)))
         fixed_base_mul = self.fixed_base_mul
         return self.batch_to_affine([fixed_base_mul(table, k) for k in scalars])
-
-
-def _drained(steps: Generator[None, None, T]) -> T:
-    """The value a stepwise computation returns, all its steps done at once."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value

@@ -4,7 +4,8 @@ A = α + Σa + r·δ, B = β + Σb + s·δ (in G2, and B₁ in G1), C = Σh + Σ
 These are six scalar multiplications in pure-Python curve arithmetic, about 20 ms a proof on
 the H200's host: done after the last MSM they were a tenth of a 2^20 proof's backend time.
 Each term is submitted, to be done a step at a time, as soon as its inputs exist
-(the r, s terms at once, s·A once Σa is back, r·B₁ once Σb is); the prover's
+(the r, s terms at once, s·A once Σa is back, r·B₁ once Σb is; a sum may itself be pending host
+work queued before the term, see :meth:`Backend.msm_g1_pending`); the prover's
 :class:`~cuzk_core.host_work.HostWork` runs them while an accelerated backend's device computes
 the next MSM, and on a CPU backend when ``assemble`` asks for them. Only the final sums remain.
 For a key kept resident (the daemon's), :func:`keep_delta_tables` precomputes fixed-base tables
@@ -39,6 +40,7 @@ from cuzk_core.curve.g2 import (
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.groth16.keys import Proof, VerifyingKey
 from cuzk_core.host_work import Deferred, Pending, Steps
+from cuzk_core.layout import G1Affines, G2Affines
 
 DELTA_WINDOW_BITS = 6
 """Windows of the δ tables: 0.24 s to build here; r·δ₁, s·δ₁, rs·δ₁ and s·δ₂ then take
@@ -99,32 +101,39 @@ class ProofAssembly:
             return (yield from G2_OPS.fixed_base_mul_steps(tables.g2, k))
         return (yield from G2_OPS.mul_steps(g2_from_affine(self._vk.delta_g2), k))
 
-    def sum_a(self, point: Any) -> None:
-        """Σa is back: A and s·A follow."""
-        self._a = self._runner.submit_steps(self._a_terms, point)
+    def sum_a(self, total: Pending[G1Affines]) -> None:
+        """Σa is back from the device: A and s·A follow."""
+        self._a = self._runner.submit_steps(self._a_terms, total)
 
-    def _a_terms(self, point: Any) -> Steps[tuple[Any, Any]]:
+    def _a_terms(self, total: Pending[G1Affines]) -> Steps[tuple[Any, Any]]:
         r_delta = self._r_delta.result()
-        a = g1_add_affine(g1_add_affine(r_delta, self._vk.alpha_g1), point)
+        a = g1_add_affine(g1_add_affine(r_delta, self._vk.alpha_g1), _point(total))
         return a, (yield from G1_OPS.mul_steps(a, self._s))
 
-    def sum_b_g1(self, point: Any) -> None:
-        """Σb in G1 is back: r·B₁ follows."""
-        self._b1 = self._runner.submit_steps(self._b1_term, point)
+    def sum_b_g1(self, total: Pending[G1Affines]) -> None:
+        """Σb in G1 is back from the device: r·B₁ follows."""
+        self._b1 = self._runner.submit_steps(self._b1_term, total)
 
-    def _b1_term(self, point: Any) -> Steps[Any]:
+    def _b1_term(self, total: Pending[G1Affines]) -> Steps[Any]:
         s_delta = self._s_delta.result()
-        b_g1 = g1_add_affine(g1_add_affine(s_delta, self._vk.beta_g1), point)
+        b_g1 = g1_add_affine(g1_add_affine(s_delta, self._vk.beta_g1), _point(total))
         return (yield from G1_OPS.mul_steps(b_g1, self._r))
 
-    def proof(self, sum_h: Any, sum_l: Any, sum_b_g2: Any) -> Proof:
+    def proof(
+        self, sum_h: Pending[G1Affines], sum_l: Pending[G1Affines], sum_b_g2: Pending[G2Affines]
+    ) -> Proof:
         """The proof, once every sum has been given."""
         if self._a is None or self._b1 is None:
             raise RuntimeError("the proof needs Σa and Σb in G1 before the last sums")
         a, s_a = self._a.result()
         r_b1 = self._b1.result()
         minus_rs_delta, s_delta2 = self._minus_rs_delta.result(), self._s_delta2.result()
-        b_g2 = g2_add_affine(g2_add_affine(s_delta2, self._vk.beta_g2), sum_b_g2)
-        c = g1_add_affine(g1_from_affine(sum_h), sum_l)
+        b_g2 = g2_add_affine(g2_add_affine(s_delta2, self._vk.beta_g2), _point(sum_b_g2))
+        c = g1_add_affine(g1_from_affine(_point(sum_h)), _point(sum_l))
         c = g1_add(g1_add(g1_add(c, s_a), r_b1), minus_rs_delta)
         return Proof(g1_to_affine(a), g2_to_affine(b_g2), g1_to_affine(c))
+
+
+def _point(total: Pending[G1Affines] | Pending[G2Affines]) -> Any:
+    """An MSM's sum as an affine tuple (None for infinity), its host work done first if left."""
+    return total.result().to_points()[0]

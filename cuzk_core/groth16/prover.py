@@ -24,8 +24,8 @@ from cuzk_core.groth16.assembly import ProofAssembly
 from cuzk_core.groth16.keys import Proof, ProvingKey, query_indices
 from cuzk_core.groth16.qap import QuotientConvention
 from cuzk_core.groth16.sources import Assignment, KeySource, WitnessSource
-from cuzk_core.host_work import Deferred, HostWork, Runner
-from cuzk_core.layout import limbs_to_ints
+from cuzk_core.host_work import Deferred, HostWork, Pending, Runner
+from cuzk_core.layout import G1Affines, G2Affines, limbs_to_ints
 from cuzk_core.progress import NullProgress, Progress
 from cuzk_core.r1cs import R1CSMatrices
 from cuzk_core.timing import Span
@@ -216,12 +216,15 @@ def prove(
             progress.step("ntt_h")
 
             # B·G2 on a CPU backend runs beside the device's G1 work; its span shows the overlap.
-            def msm_b_g2():
+            def msm_b_g2() -> Pending[G2Affines]:
                 with phase("msm_b_g2", b_g2_backend):
-                    return b_g2_backend.msm_g2(bases["b_g2"], b_g2_scalars.result()[-1], "b_g2")
+                    scalars = b_g2_scalars.result()[-1]
+                    return b_g2_backend.msm_g2_pending(bases["b_g2"], scalars, "b_g2")
 
             b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
-            results = {}
+            # The sums may come back pending: the backend's host work for each (the GPU's
+            # windows' combination) then runs beside the next MSM's device work.
+            results: dict[str, Pending[G1Affines]] = {}
             for name, scalars, then in (
                 ("h", lambda: held.pop("h"), None),
                 ("l", lambda: witness[num_inputs:], None),
@@ -229,13 +232,13 @@ def prove(
                 ("b_g1", lambda: query_scalars.result()[1], assembly.sum_b_g1),
             ):
                 with phase(f"msm_{name}"):
-                    results[name] = backend.msm_g1(bases[name], scalars(), name).to_points()[0]
+                    results[name] = backend.msm_g1_pending(bases[name], scalars(), name)
                 if then is not None:
                     then(results[name])
                 progress.step(f"msm_{name}")
             if b_g2_future is not None:  # B·G2 on the host: the rest of the host work beside it
                 host.run_while(lambda: not b_g2_future.done())
-            b_g2_sum = (msm_b_g2() if b_g2_future is None else b_g2_future.result()).to_points()[0]
+            b_g2_sum = msm_b_g2() if b_g2_future is None else b_g2_future.result()
             progress.step("msm_b_g2")
 
             with phase("assemble"):
