@@ -184,7 +184,7 @@ def prove(
     progress.step("load_params")
 
     b_g2_backend = backend.b_g2
-    queries = {"h": pk.h, "l": pk.l, "a": pk.a, "b_g1": pk.b_g1}
+    queries = {"h": pk.h, "a": pk.a, "b_g1": pk.b_g1, "l": pk.l}  # uploaded in the MSMs' order
     with phase("pin"):
         pinned = backend.pin([q.coords for q in queries.values()], "params")
         bases = {name: backend.upload(points, name) for name, points in queries.items()}
@@ -223,14 +223,21 @@ def prove(
 
             b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
             # The sums may come back pending: the backend's host work for each (the GPU's
-            # windows' combination) then runs beside the next MSM's device work.
+            # windows' combination) then runs beside the next MSM's device work. So Σl goes
+            # last, after B·G2 on this backend: the last MSM's host work has no device work
+            # left beside it, and Σl's is G1's (~1 ms at 2^20, B·G2's ~3) with no blinding
+            # term after it (s·A and r·B₁ run beside B·G2 and Σl).
             results: dict[str, Pending[G1Affines]] = {}
+            b_g2_sum: Pending[G2Affines] | None = None
             for name, scalars, then in (
                 ("h", lambda: held.pop("h"), None),
-                ("l", lambda: witness[num_inputs:], None),
                 ("a", lambda: query_scalars.result()[0], assembly.sum_a),
                 ("b_g1", lambda: query_scalars.result()[1], assembly.sum_b_g1),
+                ("l", lambda: witness[num_inputs:], None),
             ):
+                if name == "l" and b_g2_future is None:
+                    b_g2_sum = msm_b_g2()
+                    progress.step("msm_b_g2")
                 with phase(f"msm_{name}"):
                     results[name] = backend.msm_g1_pending(bases[name], scalars(), name)
                 if then is not None:
@@ -238,8 +245,9 @@ def prove(
                 progress.step(f"msm_{name}")
             if b_g2_future is not None:  # B·G2 on the host: the rest of the host work beside it
                 host.run_while(lambda: not b_g2_future.done())
-            b_g2_sum = msm_b_g2() if b_g2_future is None else b_g2_future.result()
-            progress.step("msm_b_g2")
+                b_g2_sum = b_g2_future.result()
+                progress.step("msm_b_g2")
+            assert b_g2_sum is not None
 
             with phase("assemble"):
                 proof = assembly.proof(results["h"], results["l"], b_g2_sum)
