@@ -52,7 +52,6 @@ MAX_CHUNK = 64
 such chunks hold get more threads, so that the compute-bound sums fill the device (H200, 20-bit
 windows at 2^24 points, 13·2^19 buckets: chunks of 256, half a wave in G1, took 11.4 ms, of 64
 8.8; G2 34.0 → 27.8; round 21)."""
-BATCH_BLOCK = int(__import__("os").environ.get("CUZK_BATCH_BLOCK", "128"))  # EXPERIMENT r23
 MIN_RANGE = 8
 """Fewest entries a thread of the first bucket-summing pass adds (small MSMs)."""
 SCATTER_L2_SHARE = 8
@@ -249,7 +248,7 @@ def _batch_threads(gpu: Gpu, group: Group, batch_lanes: int) -> int:
     """Threads of the batch-affine pass (one wave of 128-thread blocks); 0 with no lanes."""
     if not batch_lanes:
         return 0
-    return gpu.resident_threads(_kernel(gpu, f"msm_sum_batch_affine_{group.name}"), BATCH_BLOCK)
+    return gpu.resident_threads(_kernel(gpu, f"msm_sum_batch_affine_{group.name}"), 128)
 
 
 def _bucket_sums(
@@ -304,7 +303,7 @@ def _bucket_sums(
             gpu.empty((threads * lanes, group.affine_words), np.uint32),
             gpu.empty((threads * lanes,), np.uint32),
         )
-        gpu.launch(kernel, threads, (*args, _u32(lanes), *scratch, partials), block=BATCH_BLOCK)
+        gpu.launch(kernel, threads, (*args, _u32(lanes), *scratch, partials), block=128)
         del scratch
     else:
         gpu.launch(kernel, -(-total // range_len), (*args, partials), block=128)

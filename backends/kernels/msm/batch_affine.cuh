@@ -48,10 +48,6 @@ struct batch_scratch {
 
 constexpr uint32_t NO_HEAD = 0xffffffffu;
 
-#ifndef BATCH_EARLY_GATHER
-#define BATCH_EARLY_GATHER 1
-#endif
-
 template <class F>
 CUZK_HD affine_t<F> load_sum(const batch_scratch<F>& scratch, uint64_t at) {
     return {load_vec(scratch.sum_x + at), load_vec(scratch.sum_y + at)};
@@ -84,170 +80,6 @@ CUZK_HD affine_t<F> entry_point(const affine_t<F>* bases, uint32_t entry) {
     return p;
 }
 
-// The x of an entry's point: the way up needs its y only where x is zero (infinity is (0, 0))
-// or equal to the running sum's, so it gathers a third fewer sectors.
-template <class F>
-CUZK_HD affine_t<F> entry_point_x(const affine_t<F>* bases, uint32_t entry) {
-    return {load_vec(&bases[entry & ~MSM_SIGN_BIT].x), F::zero()};
-}
-
-// A lane's next entry on the way up: `point` holds the entry's x (entry_point_x); its y is
-// gathered where classify needs it.
-template <class F>
-CUZK_HD lane_step classify_next(const affine_t<F>& sum, affine_t<F>& point,
-                                const affine_t<F>* bases, uint32_t entry) {
-    if (point.x.is_zero() || (!sum.is_inf() && sum.x == point.x)) {
-        point = entry_point(bases, entry);
-    }
-    return classify(sum, point);
-}
-
-// A lane's entries at steps s and s + 1 (0 past the end), read a lane ahead of their use so
-// that the points' gathers need not wait for them.
-struct lane_entries {
-    uint32_t now, next;
-};
-
-CUZK_HD lane_entries entries_at(const uint32_t* entries, uint64_t e, uint32_t total, bool more) {
-    return {e < total ? entries[e] : 0u, more && e + 1 < total ? entries[e + 1] : 0u};
-}
-
-// Thread t's `lanes` ranges over entries [0, group_offsets[groups]): its piece of each group
-// sums into out (XYZZ, as sum_affine_ranges writes them) at slot seg_offsets[g] + t −
-// group_offsets[g] / (lanes·range_len).
-//
-// Step s visits every lane once: it adds the lane's entry s to its running sum with the step's
-// shared inverse (the way down), then, with the new sum still in registers, classifies entry
-// s + 1 and multiplies its denominator into the next step's product (the way up). One visit a
-// step instead of two saves the way up's load of the sum and lets both entries' gathers start
-// together; the lanes go in the reverse of the order whose prefix products they consume, so
-// the direction alternates from step to step.
-template <class F>
-CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lanes,
-                                     const affine_t<F>* bases, const uint32_t* entries,
-                                     const uint32_t* group_offsets, const uint32_t* seg_offsets,
-                                     uint32_t groups, uint32_t range_len, batch_scratch<F> scratch,
-                                     xyzz_t<F>* out) {
-    const uint32_t total = group_offsets[groups];
-    const uint64_t thread_range = (uint64_t)lanes * range_len;
-    const affine_t<F> inf = {F::zero(), F::zero()};
-    auto write = [&](uint32_t g, const xyzz_t<F>& piece) {
-        store_vec(out + seg_offsets[g] + t - group_offsets[g] / thread_range, piece);
-    };
-    // Each lane's first group, found from the previous lane's. Entry 0 of every lane meets an
-    // infinite running sum, so it has no denominator.
-    uint32_t first = 0;
-    for (uint32_t k = 0; k < lanes; k++) {
-        const uint64_t v = t * lanes + k, at = k * threads + t;
-        const uint64_t e = v * range_len;
-        if (e >= total) break;
-        if (k == 0) first = segment_group(group_offsets, groups, (uint32_t)e);
-        while (group_offsets[first + 1] <= e) first++;
-        scratch.group[at] = first;
-        scratch.head_group[at] = NO_HEAD;
-    }
-    F run = F::one();  // the product of this step's denominators, from the previous step
-    for (uint32_t s = 0; s < range_len; s++) {
-        F inverse = s == 0 ? F::one() : field_inverse(run);
-        run = F::one();
-        const bool descending = (s & 1) == 0;
-        const bool more = s + 1 < range_len;
-        auto lane_of = [&](uint32_t i) { return descending ? lanes - 1 - i : i; };
-        auto entry_of = [&](uint32_t k) { return (t * lanes + k) * (uint64_t)range_len + s; };
-        lane_entries ahead = entries_at(entries, entry_of(lane_of(0)), total, more);
-        uint32_t ahead_group = 0, ahead_end = 0;  // the lane's group and where it ends
-        if (more && entry_of(lane_of(0)) + 1 < total) {
-            ahead_group = scratch.group[lane_of(0) * threads + t];
-            ahead_end = group_offsets[ahead_group + 1];
-        }
-        for (uint32_t i = 0; i < lanes; i++) {
-            const uint32_t k = lane_of(i);
-            const uint64_t v = t * lanes + k, at = k * threads + t;
-            const uint64_t e = entry_of(k);
-            const lane_entries entry = ahead;
-            const uint32_t g_now = ahead_group, g_end = ahead_end;
-            if (i + 1 < lanes) {
-                const uint32_t k_ahead = lane_of(i + 1);
-                ahead = entries_at(entries, entry_of(k_ahead), total, more);
-                if (more && entry_of(k_ahead) + 1 < total) {
-                    ahead_group = scratch.group[k_ahead * threads + t];
-                    ahead_end = group_offsets[ahead_group + 1];
-                }
-            }
-            if (e >= total) continue;
-            const bool has_next = more && e + 1 < total;
-            // Down: entry s into the running sum.
-            const affine_t<F> sum = s == 0 ? inf : load_sum(scratch, at);
-            const affine_t<F> point = entry_point(bases, entry.now);
-#if BATCH_EARLY_GATHER
-            affine_t<F> next_point = has_next ? entry_point_x(bases, entry.next) : inf;
-#endif
-            const lane_step step = classify(sum, point);
-            affine_t<F> next = sum;
-            if (step == LANE_COPY) next = point;
-            if (step == LANE_CANCEL) next = inf;
-            if (step >= LANE_ADD) {
-                const F d_inv = pmul(inverse, load_vec(scratch.prefix + at));
-                inverse = pmul(inverse, denominator(step, sum, point));
-                const F rise = step == LANE_DOUBLE ? psqr(sum.x) : point.y - sum.y;
-                const F scaled = step == LANE_DOUBLE ? rise.dbl() + rise : rise;
-                const F lambda = pmul(scaled, d_inv);
-                const F x3 = psqr(lambda) - sum.x - point.x;
-                next = {x3, pmul(lambda, sum.x - x3) - sum.y};
-            }
-            if (has_next) {
-                // Up: close the lane's group if entry s + 1 is past it, then its denominator.
-                uint32_t g = g_now;
-                if (e + 1 == g_end) {
-                    if (group_offsets[g] >= v * range_len) {  // the whole group is this lane's
-                        write(g, xyzz_t<F>::from_affine(next));
-                    } else {
-                        store_vec(scratch.head + at, next);
-                        scratch.head_group[at] = g;
-                    }
-                    do {  // skip empty groups
-                        g++;
-                    } while (group_offsets[g + 1] <= e + 1);
-                    scratch.group[at] = g;
-                    next = inf;
-                }
-#if !BATCH_EARLY_GATHER
-                affine_t<F> next_point = entry_point_x(bases, entry.next);
-#endif
-                const lane_step next_step = classify_next(next, next_point, bases, entry.next);
-                store_vec(scratch.prefix + at, run);
-                if (next_step >= LANE_ADD) run = pmul(run, denominator(next_step, next, next_point));
-            }
-            store_sum(scratch, at, next);
-        }
-    }
-    // Merge: the lanes in order, each group's pieces into one XYZZ sum. A lane's head closes
-    // the group the earlier lanes' sums carried; its running sum goes on to the next lane. The
-    // additions are calls: inlined, G1's would hold 204 registers for 150, a block an SM less.
-    xyzz_t<F> acc = xyzz_t<F>::inf();
-    uint32_t acc_group = NO_HEAD;
-    for (uint32_t k = 0; k < lanes; k++) {
-        const uint64_t v = t * lanes + k, at = k * threads + t;
-        if (v * range_len >= total) break;
-        const uint32_t head_group = scratch.head_group[at];
-        if (head_group != NO_HEAD) {
-            acc.add_affine_call(load_vec(scratch.head + at), false);
-            write(head_group, acc);
-            acc = xyzz_t<F>::inf();
-            acc_group = NO_HEAD;
-        }
-        const uint32_t g = scratch.group[at];
-        if (acc_group != g && acc_group != NO_HEAD) {  // the group ended at the lane's start
-            write(acc_group, acc);
-            acc = xyzz_t<F>::inf();
-        }
-        acc_group = g;
-        acc.add_affine_call(load_sum(scratch, at), false);
-    }
-    if (acc_group != NO_HEAD) write(acc_group, acc);
-}
-
-// EXPERIMENT (round 23): the two sweeps a step, as before.
 // Entry e, or 0 past the end. The sweeps read each lane's entry a lane ahead, so that a lane's
 // point is gathered at once instead of after its entry's load.
 CUZK_HD uint32_t entry_at(const uint32_t* entries, uint64_t e, uint32_t total) {
@@ -258,7 +90,7 @@ CUZK_HD uint32_t entry_at(const uint32_t* entries, uint64_t e, uint32_t total) {
 // sums into out (XYZZ, as sum_affine_ranges writes them) at slot seg_offsets[g] + t −
 // group_offsets[g] / (lanes·range_len).
 template <class F>
-CUZK_HD void sum_batch_affine_ranges_split(uint64_t t, uint64_t threads, uint32_t lanes,
+CUZK_HD void sum_batch_affine_ranges(uint64_t t, uint64_t threads, uint32_t lanes,
                                      const affine_t<F>* bases, const uint32_t* entries,
                                      const uint32_t* group_offsets, const uint32_t* seg_offsets,
                                      uint32_t groups, uint32_t range_len, batch_scratch<F> scratch,

@@ -91,47 +91,20 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
     skip_out[i] = (one || skipped) ? 1 : 0;
 }
 
-// Blocks of 128 an SM the batch-affine pass is compiled for (its register cap; 0: ptxas's own).
-#ifndef BATCH_MIN_BLOCKS_g1
-#define BATCH_MIN_BLOCKS_g1 0
-#endif
-#ifndef BATCH_MIN_BLOCKS_g2
-#define BATCH_MIN_BLOCKS_g2 0
-#endif
-#if BATCH_MIN_BLOCKS_g1 > 0
-#define BATCH_BOUNDS_g1 __launch_bounds__(128, BATCH_MIN_BLOCKS_g1)
-#else
-#define BATCH_BOUNDS_g1
-#endif
-#if BATCH_MIN_BLOCKS_g2 > 0
-#define BATCH_BOUNDS_g2 __launch_bounds__(128, BATCH_MIN_BLOCKS_g2)
-#else
-#define BATCH_BOUNDS_g2
-#endif
-#ifndef BATCH_FUSED
-#define BATCH_FUSED 1
-#endif
-#if BATCH_FUSED
-#define BATCH_PASS sum_batch_affine_ranges
-#else
-#define BATCH_PASS sum_batch_affine_ranges_split
-#endif
-
 #define CUZK_MSM_KERNELS(G, F)                                                                  \
     extern "C" __global__ void msm_sum_affine_##G(                                              \
         const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, xyzz_t<F>* out) {     \
         sum_affine_ranges<F>(bases, entries, group_offsets, seg_offsets, groups, range_len, out); \
     }                                                                                           \
-    extern "C" __global__ void BATCH_BOUNDS_##G                                                \
-    msm_sum_batch_affine_##G(                                                                   \
+    extern "C" __global__ void msm_sum_batch_affine_##G(                                        \
         const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
         const uint32_t* seg_offsets, uint32_t groups, uint32_t range_len, uint32_t lanes,      \
         affine_t<F>* sums, uint32_t* sum_groups, F* prefix, affine_t<F>* heads,                \
         uint32_t* head_groups, xyzz_t<F>* out) {                                                \
         const uint64_t threads = (uint64_t)gridDim.x * blockDim.x;                              \
         F* sum_x = reinterpret_cast<F*>(sums); /* then the y of as many lanes */                \
-        BATCH_PASS<F>(                                                                          \
+        sum_batch_affine_ranges<F>(                                                             \
             global_thread(), threads, lanes, bases, entries, group_offsets, seg_offsets,         \
             groups, range_len, {sum_x, sum_x + threads * lanes, sum_groups, prefix, heads,       \
                                 head_groups},                                                   \
