@@ -5,10 +5,6 @@
 
 #include "mont.cuh"
 
-#ifndef MONT_FR_LOW_LIMBS
-#define MONT_FR_LOW_LIMBS 1
-#endif
-
 #if defined(__CUDA_ARCH__)
 // Fr's p and m0 for the Montgomery reduction, read from constant memory on the device: seen as
 // immediates, its limbs 1 and 2^32 − 1 (and m0 = 2^32 − 1) lead ptxas to split the reduction's
@@ -21,7 +17,6 @@ __constant__ uint32_t cuzk_fr_reduction[9] = {0x00000001, 0xffffffff, 0xfffe5bfe
 struct fr_params {
     static constexpr int N = 8;
     static constexpr uint32_t m0 = 0xffffffffu;
-    static constexpr bool low_limbs_one_minus_one = MONT_FR_LOW_LIMBS;  // see reduce_row
     CUZK_HD static uint32_t p(int i) {
         const uint32_t v[N] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
                                0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
@@ -49,7 +44,6 @@ struct fr_params {
 struct fq_params {
     static constexpr int N = 12;
     static constexpr uint32_t m0 = 0xfffcfffdu;
-    static constexpr bool low_limbs_one_minus_one = false;
     CUZK_HD static uint32_t p(int i) {
         const uint32_t v[N] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
                                0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,

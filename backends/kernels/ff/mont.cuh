@@ -179,50 +179,14 @@ struct mont_t {
     // One Montgomery step: (even + odd·2^32 + m·p) / 2^32 back into even[0..N), m chosen so
     // the low word vanishes. even is N + 1 words, odd N (the row's odd products, or zeros).
     CUZK_HD static void reduce_row(uint32_t* even, uint32_t* odd) {
+        const uint32_t m = even[0] * Params::reduction_m0();
         uint32_t p[N];
 #pragma unroll
         for (int j = 0; j < N; j++) p[j] = Params::reduction_p(j);
-        if constexpr (Params::low_limbs_one_minus_one) {
-            reduce_row_low_one_minus_one(even, odd, p);
-            return;
-        }
-        const uint32_t m = even[0] * Params::reduction_m0();
         mul_add_pairs(even, p, 0, m);
         even[N] = addc(even[N], 0);
         mul_add_pairs(odd, p, 1, m);
-        row_over_word(even, odd);
-    }
-
-    // reduce_row for p ≡ 1 − 2^32 mod 2^64 (Fr: limbs 1 and 2^32 − 1, so m0 = −1): m = −e for
-    // e = even[0], m·1 = m, and m·(2^32 − 1) has low word e and high word ~e (0 when e = 0), so
-    // the row's first two products and m's are carry adds: 16 of an Fr product's 128 wide
-    // multiplies and its 8 narrow ones leave the multiply pipe.
-    CUZK_HD static void reduce_row_low_one_minus_one(uint32_t* even, uint32_t* odd,
-                                                     const uint32_t* p) {
-        const uint32_t e = even[0];
-        const uint32_t m = e * Params::reduction_m0();  // −e, as ptxas must not see it
-        even[0] = add_cc(e, m);  // 0, carrying unless e = 0
-        even[1] = addc_cc(even[1], 0);
-#pragma unroll
-        for (int j = 2; j < N; j += 2) {
-            even[j] = madc_lo_cc(p[j], m, even[j]);
-            even[j + 1] = madc_hi_cc(p[j], m, even[j + 1]);
-        }
-        even[N] = addc(even[N], 0);
-        odd[0] = add_cc(odd[0], e);
-        odd[1] = addc_cc(odd[1], e == 0 ? 0u : ~e);
-#pragma unroll
-        for (int j = 2; j < N - 2; j += 2) {
-            odd[j] = madc_lo_cc(p[j + 1], m, odd[j]);
-            odd[j + 1] = madc_hi_cc(p[j + 1], m, odd[j + 1]);
-        }
-        odd[N - 2] = madc_lo_cc(p[N - 1], m, odd[N - 2]);
-        odd[N - 1] = madc_hi(p[N - 1], m, odd[N - 1]);
-        row_over_word(even, odd);
-    }
-
-    // The row's sum over 2^32 (even[0] is 0 once m·p is added): even[1..N] + odd, into even.
-    CUZK_HD static void row_over_word(uint32_t* even, const uint32_t* odd) {
+        // The row's sum over 2^32 (even[0] is now 0): even[1..N] + odd, back into even.
         even[0] = add_cc(even[1], odd[0]);
 #pragma unroll
         for (int j = 1; j < N - 1; j++) even[j] = addc_cc(even[j + 1], odd[j]);
