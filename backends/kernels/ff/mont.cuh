@@ -11,6 +11,10 @@
 
 // Params supplies: N; m0 = -p^-1 mod 2^32; p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs; and
 // reduction_p(i), reduction_m0(): the same p and m0 as the product's reduction reads them.
+#ifndef MONT_SHIFTED_ROWS
+#define MONT_SHIFTED_ROWS 1
+#endif
+
 template <class Params>
 struct mont_t {
     static constexpr int N = Params::N;
@@ -149,11 +153,12 @@ struct mont_t {
 
     CUZK_HD mont_t dbl() const { return *this + *this; }
 
-    // acc[0..N) += Σ_k x[2k + parity]·y·2^(64k): one carry chain of low/high halves, carry out
-    // left in the flag. Parity 1 drops it: in a row the odd half is a_odd·b_i + p_odd·m (it starts
+    // acc[0..N) += Σ_k x[2k + parity]·y·2^(64k) (plus the carry flag with carry_in): one carry
+    // chain of low/high halves, carry out left in the flag. Parity 1 drops it: in a row the odd half is a_odd·b_i + p_odd·m (it starts
     // at zero), below a + p ≤ 2^(32N) for reduced a, so it never carries out.
-    CUZK_HD static void mul_add_pairs(uint32_t* acc, const uint32_t* x, int parity, uint32_t y) {
-        acc[0] = mad_lo_cc(x[parity], y, acc[0]);
+    CUZK_HD static void mul_add_pairs(uint32_t* acc, const uint32_t* x, int parity, uint32_t y,
+                                      bool carry_in = false) {
+        acc[0] = carry_in ? madc_lo_cc(x[parity], y, acc[0]) : mad_lo_cc(x[parity], y, acc[0]);
 #pragma unroll
         for (int j = 0; j < N - 2; j += 2) {
             acc[j + 1] = madc_hi_cc(x[j + parity], y, acc[j + 1]);
@@ -194,14 +199,72 @@ struct mont_t {
         even[N] = 0;
     }
 
+#if MONT_SHIFTED_ROWS
+    // Montgomery product a·b·R^-1 mod p: CIOS (interleaved multiply and reduce, a row per limb
+    // of b) with each row's products split by the parity of the limb of a (or p), so that each
+    // half is one carry chain of mad.lo/madc.hi pairs, which ptxas fuses into one
+    // IMAD.WIDE.U32.X a product (SASS: 1272 → 624 instructions for Fq; bench/NOTES.md).
+    //
+    // The halves are never merged inside the loop. x holds words 0..N−1 (the even limbs'
+    // products land on pairs (0,1), (2,3), …), y words 1..N (y[k] is word k + 1: the odd
+    // limbs' pairs (1,2), (3,4), …). Dividing a row by 2^32 then only renames: y becomes the
+    // next x, x's words 2..N−1 the next y, and x's word 1 falls on word 0, added at the next
+    // row's start with its carry taken by that row's first odd product. One add and two carry
+    // adds a row instead of an N-word merge (an Fq product's 144 carry adds → ~48).
+    //
+    // Bounds: every row's sum is below (a + p)·2^32 ≤ 2^(32(N+1)), so y (words 1..N) never
+    // carries out, and x's carry out (word N) is added to y's top word.
+    CUZK_HD static mont_t product(const mont_t& a, const mont_t& b, bool reduce) {
+        static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
+        uint32_t p[N], x[N], y[N], pending = 0;
+#pragma unroll
+        for (int j = 0; j < N; j++) p[j] = Params::reduction_p(j);
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const uint32_t bi = b.v[i];
+            if (i == 0) {
+#pragma unroll
+                for (int j = 0; j < N; j += 2) {
+                    const uint64_t even = (uint64_t)a.v[j] * bi, odd = (uint64_t)a.v[j + 1] * bi;
+                    x[j] = (uint32_t)even;
+                    x[j + 1] = (uint32_t)(even >> 32);
+                    y[j] = (uint32_t)odd;
+                    y[j + 1] = (uint32_t)(odd >> 32);
+                }
+            } else {
+                x[0] = add_cc(x[0], pending);  // its carry goes to word 1, y[0]
+                mul_add_pairs(y, a.v, 1, bi, true);
+                mul_add_pairs(x, a.v, 0, bi);
+                y[N - 1] = addc(y[N - 1], 0);
+            }
+            const uint32_t m = x[0] * Params::reduction_m0();
+            mul_add_pairs(y, p, 1, m);
+            mul_add_pairs(x, p, 0, m);
+            y[N - 1] = addc(y[N - 1], 0);
+            // Over 2^32 (x[0] is now 0): rename.
+            pending = x[1];
+#pragma unroll
+            for (int k = 0; k < N; k++) {
+                const uint32_t next_y = k + 2 < N ? x[k + 2] : 0u;
+                x[k] = y[k];
+                y[k] = next_y;
+            }
+        }
+        mont_t r;
+        r.v[0] = add_cc(x[0], pending);
+#pragma unroll
+        for (int k = 1; k < N - 1; k++) r.v[k] = addc_cc(x[k], y[k - 1]);
+        r.v[N - 1] = addc(x[N - 1], 0);
+        if (reduce) final_sub(r.v);
+        return r;
+    }
+#else
     // Montgomery product a·b·R^-1 mod p: CIOS (interleaved multiply and reduce, a row per limb
     // of b) with each row's products split by the parity of the limb of a (or p). Even limbs'
     // 64-bit products land on word pairs (0,1), (2,3), … of one accumulator, odd limbs' on
     // (1,2), (3,4), … of another, so each half is a single carry chain of mad.lo/madc.hi pairs,
     // which ptxas fuses into one IMAD.WIDE.U32.X per product: about half the instructions of
     // chaining the low halves and then the high halves (SASS: 1272 → 624 for Fq; bench/NOTES.md).
-    CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) { return product(a, b, true); }
-
     // The product, below a + p before its final subtraction (``reduce``), below p after it.
     CUZK_HD static mont_t product(const mont_t& a, const mont_t& b, bool reduce) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
@@ -228,6 +291,10 @@ struct mont_t {
         for (int i = 0; i < N; i++) r.v[i] = even[i];
         return r;
     }
+
+#endif
+
+    CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) { return product(a, b, true); }
 
     // a² unreduced as 2N words t: the products a_i·a_j (i < j) once, doubled, plus the
     // squares a_i², N(N + 1)/2 products where a·a takes N².
