@@ -11,10 +11,6 @@
 
 // Params supplies: N; m0 = -p^-1 mod 2^32; p(i), one(i) (R mod p), r2(i) (R^2 mod p) limbs; and
 // reduction_p(i), reduction_m0(): the same p and m0 as the product's reduction reads them.
-#ifndef MONT_SHIFTED_ROWS
-#define MONT_SHIFTED_ROWS 1
-#endif
-
 template <class Params>
 struct mont_t {
     static constexpr int N = Params::N;
@@ -154,8 +150,8 @@ struct mont_t {
     CUZK_HD mont_t dbl() const { return *this + *this; }
 
     // acc[0..N) += Σ_k x[2k + parity]·y·2^(64k) (plus the carry flag with carry_in): one carry
-    // chain of low/high halves, carry out left in the flag. Parity 1 drops it: in a row the odd half is a_odd·b_i + p_odd·m (it starts
-    // at zero), below a + p ≤ 2^(32N) for reduced a, so it never carries out.
+    // chain of low/high halves, carry out left in the flag. Parity 1 drops it: the odd half
+    // holds words 1..N of a row's sum, which is below 2^(32(N+1)), so it never carries out.
     CUZK_HD static void mul_add_pairs(uint32_t* acc, const uint32_t* x, int parity, uint32_t y,
                                       bool carry_in = false) {
         acc[0] = carry_in ? madc_lo_cc(x[parity], y, acc[0]) : mad_lo_cc(x[parity], y, acc[0]);
@@ -199,7 +195,6 @@ struct mont_t {
         even[N] = 0;
     }
 
-#if MONT_SHIFTED_ROWS
     // Montgomery product a·b·R^-1 mod p: CIOS (interleaved multiply and reduce, a row per limb
     // of b) with each row's products split by the parity of the limb of a (or p), so that each
     // half is one carry chain of mad.lo/madc.hi pairs, which ptxas fuses into one
@@ -212,8 +207,10 @@ struct mont_t {
     // row's start with its carry taken by that row's first odd product. One add and two carry
     // adds a row instead of an N-word merge (an Fq product's 144 carry adds → ~48).
     //
-    // Bounds: every row's sum is below (a + p)·2^32 ≤ 2^(32(N+1)), so y (words 1..N) never
-    // carries out, and x's carry out (word N) is added to y's top word.
+    // On the H200 (bench/NOTES.md, round 23): G2 MSM 2^24 −3%, coset NTTs 2^24 −1.5%, G1
+    // within 1%. Bounds: every row's sum is below (a + p)·2^32 ≤ 2^(32(N+1)), so y (words
+    // 1..N) never carries out, and x's carry out (word N) is added to y's top word. The result
+    // is below a + p before its final subtraction (``reduce``), below p after it.
     CUZK_HD static mont_t product(const mont_t& a, const mont_t& b, bool reduce) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         uint32_t p[N], x[N], y[N], pending = 0;
@@ -258,41 +255,6 @@ struct mont_t {
         if (reduce) final_sub(r.v);
         return r;
     }
-#else
-    // Montgomery product a·b·R^-1 mod p: CIOS (interleaved multiply and reduce, a row per limb
-    // of b) with each row's products split by the parity of the limb of a (or p). Even limbs'
-    // 64-bit products land on word pairs (0,1), (2,3), … of one accumulator, odd limbs' on
-    // (1,2), (3,4), … of another, so each half is a single carry chain of mad.lo/madc.hi pairs,
-    // which ptxas fuses into one IMAD.WIDE.U32.X per product: about half the instructions of
-    // chaining the low halves and then the high halves (SASS: 1272 → 624 for Fq; bench/NOTES.md).
-    // The product, below a + p before its final subtraction (``reduce``), below p after it.
-    CUZK_HD static mont_t product(const mont_t& a, const mont_t& b, bool reduce) {
-        static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
-        // even: words 0..N of the row's sum (word N takes the carries); odd: words 1..N.
-        uint32_t even[N + 1], odd[N];
-#pragma unroll
-        for (int j = 0; j <= N; j++) even[j] = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            const uint32_t bi = b.v[i];
-            mul_add_pairs(even, a.v, 0, bi);
-            even[N] = addc(even[N], 0);
-#pragma unroll
-            for (int j = 0; j < N; j += 2) {
-                const uint64_t prod = (uint64_t)a.v[j + 1] * bi;
-                odd[j] = (uint32_t)prod;
-                odd[j + 1] = (uint32_t)(prod >> 32);
-            }
-            reduce_row(even, odd);
-        }
-        if (reduce) final_sub(even);
-        mont_t r;
-#pragma unroll
-        for (int i = 0; i < N; i++) r.v[i] = even[i];
-        return r;
-    }
-
-#endif
 
     CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) { return product(a, b, true); }
 
