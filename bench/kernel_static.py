@@ -1,0 +1,200 @@
+"""Kernels read without a GPU: registers and spills (ptxas) and SASS instruction mixes
+(cuobjdump) of every kernel of a CUDA file, for one or more define sets side by side.
+
+The source is the one the GPU backends compile (``kernels.assemble``: every header inlined, the
+defines on top), built by nvcc for the H200's architecture. A register count decides how many
+warps an SM holds and a spill is local-memory traffic, so the static half of a kernel A/B costs
+no device time:
+
+    python bench/kernel_static.py --variant "" --variant "XYZZ_PAIRS=1 ADD_PAIRS=1" \\
+        --match 'sum_|reduce'
+    python bench/kernel_static.py --sass --cuobjdump PATH --match batch_affine_g1 --out s.json
+
+nvcc comes from PATH (the CUDA toolkit); cuobjdump, for ``--sass``, from PATH, ``--cuobjdump``,
+or PyPI's ``nvidia-cuda-cuobjdump`` wheel (``nvidia/cu13/bin/cuobjdump`` inside it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from cuzk_backend_gpu.kernels import COMPILE_OPTIONS, assemble
+
+_ENTRY = re.compile(r"Compiling entry function '(\w+)'")
+_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers")
+_FUNCTION = re.compile(r"^\s*Function : (\S+)\s*$", re.M)
+_INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+CLASSES = {
+    "wide_multiplies": ("IMAD.WIDE",),
+    "multiplies": ("IMAD",),
+    "adds": ("IADD3", "IADD"),
+    "moves": ("MOV",),
+    "global_loads": ("LDG",),
+    "global_stores": ("STG",),
+    "local_loads": ("LDL",),
+    "local_stores": ("STL",),
+    "calls": ("CALL",),
+}
+"""Opcode classes counted per kernel, by opcode prefix (a wide multiply is not also counted as
+a multiply)."""
+
+
+def parse_defines(text: str) -> dict[str, int]:
+    """``"K=V K=V"`` as a dict; an empty string is no defines."""
+    defines = {}
+    for item in text.split():
+        key, sep, value = item.partition("=")
+        if not sep or not key.isidentifier():
+            raise SystemExit(f"define {item!r}: expected NAME=INTEGER")
+        try:
+            defines[key] = int(value, 0)
+        except ValueError:
+            raise SystemExit(f"define {item!r}: the value is not an integer") from None
+    return defines
+
+
+def parse_ptxas(log: str) -> dict[str, dict[str, int]]:
+    """Per kernel (``extern "C"`` entry), its registers and spill bytes from ``ptxas -v``."""
+    kernels: dict[str, dict[str, int]] = {}
+    name = None
+    stores = loads = 0
+    for line in log.splitlines():
+        if found := _ENTRY.search(line):
+            name, stores, loads = found.group(1), 0, 0
+        elif (found := _SPILLS.search(line)) and name:
+            stores, loads = int(found.group(1)), int(found.group(2))
+        elif (found := _USED.search(line)) and name:
+            kernels[name] = {
+                "registers": int(found.group(1)),
+                "spill_stores": stores,
+                "spill_loads": loads,
+            }
+            name = None
+    return kernels
+
+
+def parse_sass(listing: str) -> dict[str, dict[str, int]]:
+    """Per kernel of a ``cuobjdump -sass`` listing, its instruction count and classes (the
+    kernel's callees, which cuobjdump lists inside it, included)."""
+    kernels: dict[str, dict[str, int]] = {}
+    starts = list(_FUNCTION.finditer(listing))
+    for i, start in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(listing)
+        found = _INSTRUCTION.findall(listing, start.end(), end)
+        opcodes = Counter(op for op in found if op != "NOP")  # NOPs pad the listing's end
+        counts = {"instructions": sum(opcodes.values())}
+        for cls, prefixes in CLASSES.items():
+            counts[cls] = sum(
+                n
+                for op, n in opcodes.items()
+                if op.startswith(prefixes) and not (cls == "multiplies" and "WIDE" in op)
+            )
+        kernels[start.group(1)] = counts
+    return kernels
+
+
+def find_cuobjdump(given: str | None) -> str:
+    """The cuobjdump to run: ``given``, else PATH's; exits with how to get one."""
+    found = given or shutil.which("cuobjdump")
+    if not found or not Path(found).is_file():
+        raise SystemExit(
+            f"cuobjdump {'not found at ' + given if given else 'not on PATH'}: pass --cuobjdump "
+            "PATH (PyPI's nvidia-cuda-cuobjdump wheel holds nvidia/cu13/bin/cuobjdump)"
+        )
+    return found
+
+
+def build(
+    name: str, defines: dict[str, int], arch: str, sass_tool: str | None
+) -> dict[str, dict[str, int]]:
+    """Every kernel of ``name`` under ``defines``: ptxas figures, and SASS counts if asked."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise SystemExit("nvcc not on PATH: kernel_static.py needs the CUDA toolkit's compiler")
+    with tempfile.TemporaryDirectory() as tmp:
+        source, cubin = Path(tmp) / "kernel.cu", Path(tmp) / "kernel.cubin"
+        source.write_text(assemble(name, defines))
+        cmd = [nvcc, f"-arch={arch}", "-cubin", *COMPILE_OPTIONS, "-Xptxas", "-v"]
+        done = subprocess.run(
+            [*cmd, str(source), "-o", str(cubin)], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
+            raise SystemExit(f"{name} with {defines or 'no defines'}: nvcc failed: {first}")
+        kernels = parse_ptxas(done.stderr)
+        if sass_tool:
+            listing = subprocess.run(
+                [sass_tool, "-sass", str(cubin)], capture_output=True, text=True, check=True
+            ).stdout
+            for kernel, counts in parse_sass(listing).items():
+                kernels.setdefault(kernel, {}).update(counts)
+    return kernels
+
+
+def table(variants: list[str], results: list[dict[str, dict[str, int]]], match: str) -> str:
+    """One line per kernel matching ``match``: registers/spill stores (and instructions) per
+    variant."""
+    pattern = re.compile(match)
+    names = sorted({k for r in results for k in r if pattern.search(k)})
+    width = max([len(n) for n in names] + [6])
+    head = f"{'kernel':{width}s}  " + "  ".join(f"[{v or 'none'}]" for v in variants)
+    lines = [head]
+    for kernel in names:
+        cells = []
+        for result in results:
+            k = result.get(kernel)
+            if k is None:
+                cells.append("-")
+                continue
+            cell = f"{k['registers']}/{k['spill_stores']}"
+            if "instructions" in k:
+                cell += f" {k['instructions']}i {k['wide_multiplies']}w"
+            cells.append(cell)
+        lines.append(f"{kernel:{width}s}  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build each variant, print the table, and write JSON if asked."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", default="msm/msm.cu", help="the kernel file, under kernels/")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        help='a define set "K=V K=V" (repeat for an A/B; "" is the file as it is)',
+    )
+    parser.add_argument("--arch", default="sm_90", help="nvcc's -arch (sm_90: the H200)")
+    parser.add_argument("--match", default="", help="only kernels whose name matches this regex")
+    parser.add_argument("--sass", action="store_true", help="also count SASS instructions")
+    parser.add_argument("--cuobjdump", help="the cuobjdump to use for --sass")
+    parser.add_argument("--out", type=Path, help="write every kernel's figures here as JSON")
+    args = parser.parse_args(argv)
+    variants = args.variant or [""]
+    sets = [parse_defines(v) for v in variants]
+    sass_tool = find_cuobjdump(args.cuobjdump) if args.sass else None
+    results = [build(args.file, defines, args.arch, sass_tool) for defines in sets]
+    print(table(variants, results, args.match))
+    if args.out:
+        record: dict[str, Any] = {
+            "file": args.file,
+            "arch": args.arch,
+            "variants": [{"defines": d, "kernels": r} for d, r in zip(sets, results, strict=True)],
+        }
+        tmp = args.out.with_name(args.out.name + ".tmp")
+        tmp.write_text(json.dumps(record, indent=1))
+        tmp.replace(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

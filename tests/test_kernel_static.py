@@ -1,0 +1,100 @@
+"""bench/kernel_static.py: its readers of ptxas's and cuobjdump's output (samples captured from
+nvcc 13.0 for sm_90), and a real build where nvcc is installed (CI has none: skipped there)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import kernel_static
+
+PTXAS = """\
+ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'wide' for 'sm_90'
+ptxas info    : Function properties for wide
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 10 registers, used 0 barriers
+ptxas info    : Compile time = 3.228 ms
+ptxas info    : Compiling entry function 'msm_sum_batch_affine_g2' for 'sm_90'
+ptxas info    : Function properties for msm_sum_batch_affine_g2
+    64 bytes stack frame, 60 bytes spill stores, 72 bytes spill loads
+ptxas info    : Used 255 registers, used 0 barriers, 64 bytes cumulative stack size
+"""
+
+SASS = """\
+\t\tFunction : wide
+\t.headerflags\t@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;           /* 0x00000a00ff017b82 */
+                                                                    /* 0x000fe20000000800 */
+        /*0050*/                   IMAD.WIDE.U32 R2, R5, 0x8, R2 ;  /* 0x0000000805027825 */
+                                                                    /* 0x001fca00078e0002 */
+        /*0060*/                   LDG.E.64 R4, desc[UR4][R2.64] ;  /* 0x0000000402047981 */
+                                                                    /* 0x000ea4000c1e1b00 */
+        /*0070*/                   IMAD R7, R5, UR6, RZ ;           /* 0x0000000605077c24 */
+                                                                    /* 0x004fe4000f8e02ff */
+        /*0080*/               @P0 IMAD.WIDE.U32.X R4, R4, UR6, RZ, P1 ;  /* 0x0000000604047c25 */
+                                                                    /* 0x000fca000f8e00ff */
+        /*00a0*/                   STG.E.64 desc[UR4][R2.64], R4 ;  /* 0x0000000402007986 */
+                                                                    /* 0x000fe2000c101b04 */
+        /*00b0*/                   EXIT ;                           /* 0x000000000000794d */
+                                                                    /* 0x000fea0003800000 */
+        /*00d0*/                   NOP;                             /* 0x0000000000007918 */
+                                                                    /* 0x000fc00000000000 */
+\t\t..........
+
+
+\t\tFunction : twice
+\t.headerflags\t@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   STL [R1], R4 ;                   /* 0x00000a00ff017b82 */
+                                                                    /* 0x000fe20000000800 */
+        /*0010*/                   MOV R2, R3 ;                     /* 0x0000000000057919 */
+                                                                    /* 0x000e2e0000002100 */
+"""
+
+
+def test_ptxas_registers_and_spills_per_entry() -> None:
+    assert kernel_static.parse_ptxas(PTXAS) == {
+        "wide": {"registers": 10, "spill_stores": 0, "spill_loads": 0},
+        "msm_sum_batch_affine_g2": {"registers": 255, "spill_stores": 60, "spill_loads": 72},
+    }
+
+
+def test_sass_counts_per_kernel_without_padding() -> None:
+    counts = kernel_static.parse_sass(SASS)
+    wide = counts["wide"]
+    assert wide["instructions"] == 7  # the NOP is padding
+    assert wide["wide_multiplies"] == 2  # a predicated one too
+    assert wide["multiplies"] == 1
+    assert (wide["global_loads"], wide["global_stores"], wide["local_stores"]) == (1, 1, 0)
+    assert counts["twice"] == {
+        **dict.fromkeys(kernel_static.CLASSES, 0),
+        "instructions": 2,
+        "local_stores": 1,
+        "moves": 1,
+    }
+
+
+@pytest.mark.parametrize("text", ["K", "1=2", "K=x"])
+def test_a_bad_define_is_one_line(text: str) -> None:
+    with pytest.raises(SystemExit, match=r"expected NAME=INTEGER|not an integer"):
+        kernel_static.parse_defines(text)
+
+
+def test_defines_parse() -> None:
+    assert kernel_static.parse_defines("") == {}
+    assert kernel_static.parse_defines("A=1 B=0x10") == {"A": 1, "B": 16}
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc (the CUDA toolkit) here")
+def test_a_real_build_reads_every_kernel(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "scan.json"
+    assert kernel_static.main(["--file", "util/scan.cu", "--out", str(out)]) == 0
+    kernels = json.loads(out.read_text())["variants"][0]["kernels"]
+    assert {"scan_add_u32", "max_u32"} <= kernels.keys()
+    assert all(k["registers"] > 0 and k["spill_stores"] == 0 for k in kernels.values())
+    assert "scan_add_u32" in capsys.readouterr().out
