@@ -141,6 +141,16 @@ def build(
     return kernels
 
 
+def _line(cmd: list[str], containing: str = "") -> str:
+    """The first line of a command's output containing ``containing``, for the record; "" when
+    the command fails."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    return next((line for line in done.stdout.splitlines() if containing in line), "")
+
+
 def table(variants: list[str], results: list[dict[str, dict[str, int]]], match: str) -> str:
     """One line per kernel matching ``match``: registers/spill stores (and instructions) per
     variant."""
@@ -188,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         record: dict[str, Any] = {
             "file": args.file,
             "arch": args.arch,
+            "nvcc": _line(["nvcc", "--version"], "release"),
+            "commit": _line(["git", "describe", "--always", "--dirty"]),
             "variants": [{"defines": d, "kernels": r} for d, r in zip(sets, results, strict=True)],
         }
         tmp = args.out.with_name(args.out.name + ".tmp")
