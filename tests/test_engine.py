@@ -5,6 +5,7 @@ cancellation; every proof checked by the verifier."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -302,6 +303,14 @@ def test_store_idempotency_and_crash_recovery(tmp_path):
     reopened.close()
 
 
+def test_one_process_at_a_time_holds_a_store(tmp_path):
+    store = JobStore(tmp_path)
+    with pytest.raises(CuzkError, match=r"another process .* has this state folder's job store"):
+        JobStore(tmp_path)
+    store.close()
+    JobStore(tmp_path).close()  # free again once closed
+
+
 def test_store_sweeps_fetched_and_expired_results(tmp_path):
     store = JobStore(tmp_path)
     record, _, _ = store.insert(JobRequest("k", JobInput(), witness_upload=b"w"))
@@ -437,6 +446,61 @@ def test_engine_input_checks_and_malformed_jobs(tmp_path, keys):
         assert failed.error.startswith("circuit 'porep-lite': porep-lite knob seed must be")
         assert "\n" not in failed.error
         _verified(engine, good.job_id)
+    finally:
+        engine.shutdown()
+
+
+def test_a_zkey_job_whose_witness_does_not_satisfy_the_circuit_fails(tmp_path):
+    """A zkey has no C rows, so a job's witness is checked by verifying its proof, as `cuzk
+    prove --zkey` does: a wrong value fails the job instead of giving a proof nobody accepts."""
+    corpus = Path(__file__).resolve().parent / "fuzz_corpus"
+    zkey = tmp_path / "k.zkey"  # a copy: the key's cache is written beside it
+    zkey.write_bytes((corpus / "zkey" / "seed-one_private.zkey").read_bytes())
+    good = (corpus / "wtns" / "seed-one_private.wtns").read_bytes()
+    bad = bytearray(good)
+    assert bad[-32] == 27  # the last value, 3^3: one more still parses
+    bad[-32] = 28
+    profile = load_profile(str(_profile(tmp_path)))
+    specs = {"zk": check_key("zk", KeyKind.ZKEY, zkey)}
+    engine = Engine(EngineConfig(tmp_path / "state", profile, specs, budget_bytes=1 << 30))
+    engine.start()
+    try:
+        wrong = engine.submit(JobRequest("zk", JobInput(), witness_upload=bytes(bad)))
+        right = engine.submit(JobRequest("zk", JobInput(), witness_upload=good))
+        failed = engine.await_job(wrong.job_id, timeout_s=60)
+        assert failed.state is JobState.FAILED and failed.proof is None
+        assert "does not verify against its own verifying key" in failed.error
+        assert "\n" not in failed.error
+        _verified(engine, right.job_id)
+    finally:
+        engine.shutdown()
+
+
+def test_the_stages_outlive_a_trace_or_store_that_cannot_be_written(tmp_path, keys, capsys):
+    """A trace folder removed while the daemon runs, and a job store write that fails (a fault
+    put in ``store.finish`` once: a full or failing disk cannot be made here): each job ends,
+    the error goes to stderr, and the next job is proven."""
+    (tmp_path / "traces").mkdir()
+    config = _config(tmp_path, {"d1": keys["d1"]}, trace_path=tmp_path / "traces" / "t.jsonl")
+    engine = Engine(config)
+    engine.start()
+    try:
+        (tmp_path / "traces").rmdir()
+        _verified(engine, engine.submit(JobRequest("d1", JobInput(circuit_seed=1))).job_id)
+        assert "the trace could not be written" in capsys.readouterr().err
+
+        real_finish = engine.store.finish
+
+        def finish_fails_once(*args, **kwargs):
+            engine.store.finish = real_finish
+            raise sqlite3.OperationalError("disk I/O error")
+
+        engine.store.finish = finish_fails_once
+        lost = engine.submit(JobRequest("d1", JobInput(circuit_seed=2)))
+        failed = engine.await_job(lost.job_id, timeout_s=60)
+        assert failed.state is JobState.FAILED
+        assert failed.error == "internal error: OperationalError: disk I/O error"
+        _verified(engine, engine.submit(JobRequest("d1", JobInput(circuit_seed=3))).job_id)
     finally:
         engine.shutdown()
 

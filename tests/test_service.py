@@ -530,6 +530,10 @@ def test_start_with_a_missing_or_corrupt_key_exits_2(tmp_path, key):
         "unknown key": ("[engine]\nthreads = 2\n", "unknown key 'engine.threads'"),
         "bad warm-up": ("[engine]\nwarm_up_proofs = 1.5\n", "engine.warm_up_proofs must be"),
         "unknown preload": ("[residency]\npreload = ['y']\n", "residency.preload names 'y'"),
+        "trace folder missing": (
+            "[engine]\ntrace = 'nowhere/t.jsonl'\n",
+            "engine.trace 'nowhere/t.jsonl': the folder",
+        ),
     }
     for name, (config, message) in cases.items():
         (tmp_path / "c.toml").write_text(config)
@@ -539,6 +543,29 @@ def test_start_with_a_missing_or_corrupt_key_exits_2(tmp_path, key):
         assert len(errors) == 1 and message in errors[0], (name, err)  # beside: the key
         assert err.endswith(errors[0] + "\n") and "Traceback" not in err  # cache's log line
     assert not (tmp_path / "state" / "cuzk.sock").exists()
+
+
+def test_a_second_daemon_on_a_state_folder_in_use_exits_2_and_leaves_it_alone(
+    daemons, key, tmp_path
+):
+    first = daemons(key, slow_ms=300)
+    client = first.client()
+    jobs = [client.submit(_job(seed)).job_id for seed in range(3)]
+    other = f"unix://{tmp_path / 'other.sock'}"
+    code, err = _serve(tmp_path, "--listen", other, "--key", f"k={key}")
+    assert code == 2 and "Traceback" not in err
+    assert err == (
+        f"cuzk: error: {tmp_path / 'state'}: another process (a daemon?) has this state "
+        "folder's job store open; give each daemon its own --state-dir\n"
+    )
+    for job_id in jobs:  # each proven once, by the first daemon
+        result = client.await_proof(job_id, 60)
+        _check_proof(result)
+        assert result.attempts == 1
+    file = tmp_path / "a-file"
+    file.write_text("")
+    code, err = _serve(tmp_path, "--state-dir", str(file / "sub"))
+    assert code == 2 and err.startswith(f"cuzk: error: state dir {file / 'sub'}: cannot make")
 
 
 def _free_port() -> int:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -41,6 +43,7 @@ from cuzk_core.engine.scheduler import QueuedJob, Scheduler
 from cuzk_core.engine.store import JobStore
 from cuzk_core.errors import CuzkError
 from cuzk_core.groth16.keys import VerifyingKey
+from cuzk_core.groth16.verifier import check_own_proof
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import Profile
 from cuzk_core.progress import NullProgress
@@ -372,7 +375,12 @@ class Engine:
                 if self._stopping.is_set():  # the rest stay queued in the store
                     self._handoff.release()
                     return
-                if not self.scheduler.start(queued.job_id) or not self._stage_one(queued):
+                try:
+                    handed = self.scheduler.start(queued.job_id) and self._stage_one(queued)
+                except Exception as exc:  # the thread outlives any job (the store's errors too)
+                    _say(f"stage 1, job {queued.job_id}: {_reason(exc)}")
+                    handed = False
+                if not handed:
                     self._handoff.release()  # cancelled while it waited, or ended in stage 1
 
     def _synthesize_warm_ups(self) -> None:
@@ -414,8 +422,8 @@ class Engine:
             timer = Timer()  # its spans go on the engine's clock from this offset
             live = _Live(record, timer, time.perf_counter() - self._origin, time.time())
             self._live[job_id] = live
-        backend = self._plugins.backend(self.config.profile, timer)
         try:
+            backend = self._plugins.backend(self.config.profile, timer)
             spec = self.residency.spec(record.key_id)
             with timer.span(SYNTHESIS, backend=backend.name):
                 prepared = synthesize_job(backend, spec, record.input)
@@ -439,6 +447,8 @@ class Engine:
                     self._prove_warm_up(live, backend, prepared)
                 else:
                     self._stage_two(live, backend, prepared)
+            except Exception as exc:  # the thread outlives any job (the store's errors too)
+                _say(f"stage 2: {_reason(exc)}")
             finally:
                 self._handoff.done()
 
@@ -458,15 +468,21 @@ class Engine:
                     record.input.seed,
                     _CancelPoint(self._cancelled, record.job_id),
                 )
+            if prepared.assignment is None:
+                # A zkey job's witness was never checked (the key has no C rows): its proof is
+                # verified before it is kept, as `cuzk prove` does.
+                spec = self.residency.spec(record.key_id)
+                vk = self.verifying_key(record.key_id)
+                check_own_proof(vk, result.proof, result.public_inputs, str(spec.path))
+            finished = time.time()
+            timings = self._timings(live, finished)
+            self.store.finish(record.job_id, result.proof.to_bytes(), result.public_inputs, timings)
         except JobCancelled as stop:
             self._finish_cancelled(live, str(stop))
             return
         except Exception as exc:
             self._fail(live, exc)
             return
-        finished = time.time()
-        timings = self._timings(live, finished)
-        self.store.finish(record.job_id, result.proof.to_bytes(), result.public_inputs, timings)
         self._after(live)
 
     # ------------------------------------------------------------ endings
@@ -486,13 +502,18 @@ class Engine:
         )
 
     def _fail(self, live: _Live, exc: Exception) -> None:
-        self.store.end(live.record.job_id, JobState.FAILED, _reason(exc))
-        self._after(live)
+        self._end_live(live, JobState.FAILED, _reason(exc))
 
     def _finish_cancelled(self, live: _Live, where: str) -> None:
-        self.store.end(
-            live.record.job_id, JobState.CANCELLED, f"cancelled while running (after {where})"
-        )
+        self._end_live(live, JobState.CANCELLED, f"cancelled while running (after {where})")
+
+    def _end_live(self, live: _Live, state: JobState, reason: str) -> None:
+        """End a running job; if the store cannot be written it stays running there (a restart
+        runs it again) and the engine goes on."""
+        try:
+            self.store.end(live.record.job_id, state, reason)
+        except sqlite3.Error as exc:
+            _say(f"job {live.record.job_id}: the job store could not be written ({exc}): {reason}")
         self._after(live)
 
     def _end(self, job_id: str, state: JobState, reason: str) -> None:
@@ -510,8 +531,15 @@ class Engine:
         with self._lock:
             self._live.pop(job_id, None)
             self._cancelled.discard(job_id)
-        self._append_trace(live)
-        record = self.store.get(job_id)
+        try:
+            self._append_trace(live)
+        except OSError as exc:  # the trace is an observation: a job never fails for it
+            _say(f"job {job_id}: the trace could not be written: {exc}")
+        try:
+            record = self.store.get(job_id)
+        except sqlite3.Error as exc:
+            _say(f"job {job_id}: the job store could not be read: {exc}")
+            record = None
         if record is not None:
             self.listener.job_finished(record)
         with self._finished:
@@ -541,6 +569,11 @@ class Engine:
         self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
         while not self._stopping.wait(SWEEP_INTERVAL_S):
             self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
+
+
+def _say(line: str) -> None:
+    """A line in the daemon's log (its stderr): what went wrong outside any one job's reason."""
+    print(f"cuzk engine: {line}", file=sys.stderr, flush=True)
 
 
 def _reason(exc: Exception) -> str:

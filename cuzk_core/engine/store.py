@@ -4,13 +4,15 @@ Every accepted job is a committed (fsynced) row before its id is returned, so ``
 a power loss, loses none. A result (proof, public inputs, timings) is written in the same
 fsynced transaction that marks the job done. On open, jobs left ``running`` by a crash are
 queued again, or failed with the reason once they have been started ``max_attempts`` times.
-Finished jobs are deleted, with their spool folders, ``result_ttl_s`` after they finished, or
-``fetched_ttl_s`` after a client fetched them.
+One process at a time holds a store (a lock on ``jobs.lock``). Finished jobs are deleted, with
+their spool folders, ``result_ttl_s`` after they finished, or ``fetched_ttl_s`` after a client
+fetched them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import shutil
 import sqlite3
@@ -19,7 +21,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cuzk_core.engine.jobs import (
     JobInput,
@@ -34,6 +36,7 @@ from cuzk_core.fileio import write_bytes_atomic
 
 DB_FILE = "jobs.sqlite3"
 SPOOL_DIR = "spool"
+LOCK_FILE = "jobs.lock"
 WITNESS_FILE = "input.wtns"
 
 _SCHEMA = """
@@ -84,12 +87,32 @@ def _record(row: tuple[Any, ...]) -> JobRecord:
     )
 
 
+def _lock_folder(folder: Path) -> IO[bytes]:
+    """An exclusive lock on ``folder``'s job store for as long as the returned file is open:
+    two daemons on one store would each run the other's jobs and lose their results."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        held = (folder / LOCK_FILE).open("ab")
+    except OSError as exc:
+        raise CuzkError(f"{folder}: cannot open the job store there: {exc.strerror}") from None
+    try:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        raise CuzkError(
+            f"{folder}: another process (a daemon?) has this state folder's job store open; "
+            "give each daemon its own --state-dir"
+        ) from None
+    return held
+
+
 class JobStore:
     """Jobs in ``folder``/jobs.sqlite3, inputs in ``folder``/spool/JOB/; thread-safe."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.spool = folder / SPOOL_DIR
+        self._lock_file = _lock_folder(folder)
         try:
             self.spool.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(
@@ -98,6 +121,7 @@ class JobStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
+            self._lock_file.close()
             raise CuzkError(f"{folder}: cannot open the job store there: {exc}") from None
         self._lock = threading.Lock()
 
@@ -118,9 +142,10 @@ class JobStore:
             self._db.execute("COMMIT")
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database and let another process open the folder."""
         with self._lock:
             self._db.close()
+        self._lock_file.close()
 
     def insert(self, request: JobRequest) -> tuple[JobRecord, bool, int]:
         """Store a new queued job: (the job, True, its seq); for an idempotency key seen

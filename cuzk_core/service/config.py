@@ -172,7 +172,10 @@ def build_configs(
     state = Path(state_dir) if state_dir else None
     if state is None:
         state = path_of(table["state_dir"]) if "state_dir" in table else default_state_dir()
-    state.mkdir(mode=0o700, parents=True, exist_ok=True)  # witnesses are private
+    try:
+        state.mkdir(mode=0o700, parents=True, exist_ok=True)  # witnesses are private
+    except OSError as exc:
+        raise ConfigError(f"state dir {state}: cannot make it a folder ({exc.strerror})") from None
     engine_table = table.get("engine", {})
     residency = table.get("residency", {})
 
@@ -190,6 +193,9 @@ def build_configs(
             raise ConfigError(f"residency.preload names {key_id!r}, not a configured key ({known})")
 
     trace = engine_table.get("trace")
+    if trace is not None and not path_of(trace).parent.is_dir():
+        folder = path_of(trace).parent
+        raise ConfigError(f"engine.trace {trace!r}: the folder {folder} does not exist")
     engine = EngineConfig(
         state_dir=state,
         profile=profile,
