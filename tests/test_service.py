@@ -340,6 +340,8 @@ def test_malformed_job_fails_in_one_line_and_the_daemon_serves_the_next(daemons,
     with daemon.client() as client:
         refusals = {
             "circuit_seed 'x1'": (_job("x1"), grpc.StatusCode.INVALID_ARGUMENT),
+            "circuit_seed '²'": (_job("²"), grpc.StatusCode.INVALID_ARGUMENT),
+            "proof_seed '1111": (_job(0, proof_seed="1" * 5000), grpc.StatusCode.INVALID_ARGUMENT),
             "unknown key 'zz'": (pb.SubmitProofRequest(key_id="zz"), grpc.StatusCode.NOT_FOUND),
             "no input roots": (
                 _job(0, witness_path="/etc/passwd"),
@@ -597,6 +599,14 @@ def test_tcp_needs_a_token_and_checks_it(tmp_path, key, daemons):
     with Client(address, token) as client:
         _check_proof(client.prove(_job(5)))
     assert daemon.process.poll() is None
+    other_state = str(tmp_path / "state2")
+    for listen, message in (
+        (address, f"--listen {address}: cannot listen there (Address already in use)"),
+        ("127.0.0.1:99999", "--listen 127.0.0.1:99999: expected HOST:PORT, PORT 0–65535"),
+    ):
+        code, err = _serve(tmp_path, "--state-dir", other_state, "--listen", listen,
+                           "--token-file", str(token))  # fmt: skip
+        assert (code, err) == (2, f"cuzk: error: {message}\n")
 
 
 def test_a_key_over_the_budget_and_a_request_over_the_limit_are_refused(daemons, key):

@@ -17,12 +17,16 @@ def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: F
     token = check_listen(server_config)
     metrics = Metrics()
     engine = FleetEngine(engine_config, fleet, listener=metrics)
+    server = None
     try:
-        engine.start()
         # The servicer calls only what FleetEngine answers: submit, get, await_job, cancel,
         # verifying_key, preload, evict, status.
         server, address = build_server(cast(Engine, engine), metrics, server_config, token)
+        engine.start()
+        server.start()
     except BaseException:
+        if server is not None:
+            server.stop(None)
         engine.shutdown()
         raise
     keys = ", ".join(sorted(engine_config.keys)) or "none"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import os
+import re
 import signal
 import socket
 import stat
@@ -73,11 +74,18 @@ _CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
 )
 
 
+_DECIMAL_DIGITS = 100
+_DECIMAL = re.compile(f"[0-9]{{1,{_DECIMAL_DIGITS}}}")
+
+
 def _decimal(text: str, field: str) -> int | None:
     if not text:
         return None
-    if not text.isdigit():
-        raise JobError(f"{field} {text!r} is not a non-negative decimal integer")
+    if not _DECIMAL.fullmatch(text):  # ASCII only: str.isdigit() takes '²' and '٦'
+        raise JobError(
+            f"{field} {text[:40]!r} is not a non-negative decimal integer (at most "
+            f"{_DECIMAL_DIGITS} digits)"
+        )
     return int(text)
 
 
@@ -266,6 +274,10 @@ def _claim_socket(path: Path) -> None:
 def check_listen(config: ServerConfig) -> str | None:
     """The bearer token calls must carry (None: none needed), after checking that TCP has
     one; done before anything starts, so a bad address or token file costs nothing."""
+    if unix_path(config.listen) is None:
+        host, _, port = config.listen.rpartition(":")
+        if not host or not port.isascii() or not port.isdigit() or int(port) > 65535:
+            raise ConfigError(f"--listen {config.listen}: expected HOST:PORT, PORT 0–65535")
     if config.token_file is not None:
         return read_token(config.token_file)
     if unix_path(config.listen) is None:
@@ -275,11 +287,22 @@ def check_listen(config: ServerConfig) -> str | None:
     return None
 
 
+def _why_not(listen: str) -> str:
+    """Why a TCP address cannot be bound, as the OS says it (gRPC only says that it failed)."""
+    host, _, port = listen.rpartition(":")
+    try:
+        with socket.create_server((host.strip("[]"), int(port))):
+            return "gRPC refused it"
+    except OSError as exc:  # create_server's own message adds the address: the errno's alone
+        return os.strerror(exc.errno) if exc.errno else str(exc)
+
+
 def build_server(
     engine: Engine, metrics: Metrics, config: ServerConfig, token: str | None
 ) -> tuple[grpc.Server, str]:
-    """A started server bound to ``config.listen`` and the address it is reached at (the real
-    port for ``host:0``); a bad address is a one-line error."""
+    """A server bound to ``config.listen``, not yet started, and the address it is reached at
+    (the real port for ``host:0``); a bad address is a one-line error. Bound before the engine
+    starts, so an address in use costs no warm-up."""
     sock = unix_path(config.listen)
     interceptors = [] if token is None else [_BearerToken(token)]
     options = [
@@ -311,9 +334,10 @@ def build_server(
         except RuntimeError:
             bound = 0
         if bound == 0:
-            raise ConfigError(f"--listen {config.listen}: cannot listen there (host:port?)")
+            raise ConfigError(
+                f"--listen {config.listen}: cannot listen there ({_why_not(config.listen)})"
+            )
         address = f"{config.listen.rpartition(':')[0]}:{bound}"
-    server.start()
     return server, address
 
 
@@ -323,10 +347,14 @@ def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
     token = check_listen(server_config)
     metrics = Metrics()
     engine = Engine(engine_config, listener=metrics)
+    server = None
     try:
-        engine.start()
         server, address = build_server(engine, metrics, server_config, token)
+        engine.start()
+        server.start()
     except BaseException:
+        if server is not None:
+            server.stop(None)
         engine.shutdown()
         raise
     keys = ", ".join(sorted(engine_config.keys)) or "none"
