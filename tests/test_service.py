@@ -358,6 +358,50 @@ def test_malformed_job_fails_in_one_line_and_the_daemon_serves_the_next(daemons,
         assert unknown.value.code is grpc.StatusCode.NOT_FOUND
 
 
+def test_client_refuses_bad_local_inputs_and_outputs_before_any_call(tmp_path, capsys):
+    """Checked before the daemon is called (none listens at this address): a result with
+    nowhere to go, a witness that is not a regular file or is over the upload limit, a
+    --timeout that is not a positive finite number of seconds."""
+    nobody = f"unix://{tmp_path / 'nobody.sock'}"
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.wtns"
+    with huge.open("wb") as f:
+        f.truncate(70 << 20)
+    cases = {
+        "--out is a file": (
+            ["prove", "--key", "k", "--out", str(a_file / "sub")],
+            f"--out {a_file / 'sub'}: ",
+        ),
+        "--out under a missing folder": (
+            ["prove", "--key", "k", "--out", str(tmp_path / "no" / "such")],
+            f"--out {tmp_path / 'no' / 'such'}: ",
+        ),
+        "a fifo": (
+            ["submit", "--key", "k", "--wtns", str(fifo)],
+            f"{fifo}: is a FIFO; cuzk reads only regular files",
+        ),
+        "over the upload limit": (
+            ["submit", "--key", "k", "--wtns", str(huge)],
+            f"{huge}: 73400320 bytes, more than any valid witness to upload (a larger one goes "
+            "by --wtns-path)",
+        ),
+    }
+    for name, (args, message) in cases.items():
+        code = main(["-q", "client", *args, "--addr", nobody])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith(f"cuzk: error: {message}"), (name, err)
+        assert err.count("\n") == 1 and "Traceback" not in err, (name, err)
+    assert not (tmp_path / "no").exists()
+    for bad in ("nan", "inf", "1e30", "0", "-1", "soon"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["client", "await", "j", "--timeout", bad, "--addr", nobody])
+        err = capsys.readouterr().err
+        assert stopped.value.code == 2 and "expected seconds above 0" in err, (bad, err)
+
+
 def test_malformed_job_message_matches_the_cli(daemons, key, tmp_path, capsys):
     daemon = daemons(key)
     capsys.readouterr()

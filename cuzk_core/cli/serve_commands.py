@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cuzk_core.errors import CuzkError
-from cuzk_core.fileio import write_bytes_atomic, write_json_atomic
+from cuzk_core.fileio import (
+    check_output_folder,
+    json_bytes,
+    read_input,
+    write_json_atomic,
+    write_together,
+)
 
 if TYPE_CHECKING:  # the service imports gRPC: only when a command needs it
     from cuzk_core.engine import EngineConfig
@@ -97,7 +103,7 @@ def add_client_parser(
     wait = actions.add_parser("await", help="wait for a job and write its result")
     _add_address(wait)
     wait.add_argument("job", help="job id")
-    wait.add_argument("--timeout", type=float, help="seconds to wait at most")
+    wait.add_argument("--timeout", type=_wait_seconds, help="seconds to wait at most")
     wait.add_argument("--out", default="out", help="output folder (default out)")
     wait.set_defaults(handler=client_command)
     cancel = actions.add_parser("cancel", help="cancel a job")
@@ -187,13 +193,32 @@ def _request(args: argparse.Namespace, index: int | None = None):
     if getattr(args, "idempotency_key", None):
         request.idempotency_key = args.idempotency_key
     if args.wtns is not None:
-        try:
-            request.witness_upload = Path(args.wtns).read_bytes()
-        except OSError as exc:
-            raise CuzkError(f"{args.wtns}: cannot read: {exc.strerror}") from None
+        what = "witness to upload (a larger one goes by --wtns-path)"
+        request.witness_upload = read_input(args.wtns, WITNESS_UPLOAD_BYTES, what)
     if args.wtns_path is not None:
         request.witness_path = args.wtns_path
     return request
+
+
+RESULT_FILES = ("proof.bin", "vk.bin", "public.json", "timings.json")
+MAX_WAIT_S = 4_000_000.0
+"""The longest ``client await --timeout``: the call's wait is a 32-bit count of milliseconds."""
+WITNESS_UPLOAD_BYTES = (64 << 20) - (64 << 10)
+"""The largest witness ``--wtns`` uploads: the client's 64 MiB message limit, less room for the
+request's other fields (a larger witness goes by ``--wtns-path``)."""
+
+
+def _wait_seconds(text: str) -> float:
+    """``--timeout``: seconds above 0, at most :data:`MAX_WAIT_S`."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_WAIT_S:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected seconds above 0 and at most {MAX_WAIT_S:.0f}"
+        )
+    return seconds
 
 
 def write_result(result, out: Path) -> None:
@@ -210,13 +235,20 @@ def write_result(result, out: Path) -> None:
     timings = {
         name: getattr(result.timings, name) for name in result.timings.DESCRIPTOR.fields_by_name
     }
-    write_bytes_atomic(out / "proof.bin", result.proof)
-    write_bytes_atomic(out / "vk.bin", result.verifying_key)
-    write_json_atomic(out / "public.json", list(result.public_inputs))
-    write_json_atomic(
-        out / "timings.json",
-        {"job_id": result.job_id, "key_id": result.key_id, "attempts": result.attempts, **timings},
+    summary = {"job_id": result.job_id, "key_id": result.key_id, "attempts": result.attempts}
+    contents = dict(
+        zip(
+            RESULT_FILES,
+            (
+                result.proof,
+                result.verifying_key,
+                json_bytes(list(result.public_inputs)),
+                json_bytes({**summary, **timings}),
+            ),
+            strict=True,
+        )
     )
+    write_together(out, contents)
 
 
 def client_command(args: argparse.Namespace) -> int:
@@ -226,8 +258,10 @@ def client_command(args: argparse.Namespace) -> int:
 
     from cuzk_core.service.client import Client
 
+    action = args.client_command
+    if action in ("prove", "await"):  # a result with nowhere to go is refused before the call
+        check_output_folder(args.out, RESULT_FILES)
     with Client(args.addr, args.token_file) as client:
-        action = args.client_command
         if action == "prove":
             result = client.prove(_request(args))
             write_result(result, Path(args.out))
