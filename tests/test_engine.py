@@ -311,6 +311,34 @@ def test_one_process_at_a_time_holds_a_store(tmp_path):
     JobStore(tmp_path).close()  # free again once closed
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("state", "bogus", "'bogus' is not a valid JobState"),
+        ("priority", 9, "9 is not a valid Priority"),
+        ("input", "not json", "Expecting value"),
+        ("input", '{"colour": 1}', "unexpected keyword argument 'colour'"),
+    ],
+)
+def test_a_damaged_row_is_a_one_line_error_at_open(tmp_path, column, value, message):
+    store = JobStore(tmp_path)
+    record, _, _ = store.insert(JobRequest("k", JobInput(circuit_seed=1)))
+    store.close()
+    with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:
+        db.execute(f"UPDATE jobs SET {column} = ? WHERE job_id = ?", (value, record.job_id))
+    db.close()
+    with pytest.raises(CuzkError) as damaged:
+        JobStore(tmp_path)
+    text = str(damaged.value)
+    assert text.startswith(f"{tmp_path / 'jobs.sqlite3'}: job '{record.job_id}' is damaged (")
+    assert message in text and "\n" not in text
+    # the failed open let go of the folder: it opens once mended
+    with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:
+        db.execute("DELETE FROM jobs WHERE job_id = ?", (record.job_id,))
+    db.close()
+    JobStore(tmp_path).close()
+
+
 def test_store_sweeps_fetched_and_expired_results(tmp_path):
     store = JobStore(tmp_path)
     record, _, _ = store.insert(JobRequest("k", JobInput(), witness_upload=b"w"))

@@ -124,6 +124,23 @@ class JobStore:
             self._lock_file.close()
             raise CuzkError(f"{folder}: cannot open the job store there: {exc}") from None
         self._lock = threading.Lock()
+        try:
+            self._check_rows()
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_rows(self) -> None:
+        """Every row reads as a job, so that no later call fails on one: a damaged row (edited
+        by hand, another program) is a one-line error at open."""
+        for row in self._db.execute(f"SELECT {_COLUMNS} FROM jobs"):
+            try:
+                _record(row)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise CuzkError(
+                    f"{self.folder / DB_FILE}: job {row[0]!r} is damaged ({exc}); delete its row, "
+                    "or the file to start with no jobs"
+                ) from None
 
     @contextlib.contextmanager
     def _transaction(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
