@@ -465,10 +465,10 @@ def test_cancel_queued_and_running_jobs(daemons, key):
 
 
 def test_clients_that_disconnect_mid_await_free_their_threads(daemons, key):
-    daemon = daemons(key, slow_ms=2000, config="rpc_threads = 4\n")
+    daemon = daemons(key, slow_ms=2000, config="rpc_threads = 12\n")  # 4 places to wait
     with daemon.client() as client:
         job = client.submit(_job(1)).job_id
-    for _ in range(6):  # more abandoned awaits than the daemon has threads
+    for _ in range(6):  # more abandoned awaits than the daemon has places for them
         channel = grpc.insecure_channel(daemon.address)
         future = rpc.ProverStub(channel).AwaitProof.future(pb.AwaitProofRequest(job_id=job))
         time.sleep(0.1)
@@ -480,6 +480,30 @@ def test_clients_that_disconnect_mid_await_free_their_threads(daemons, key):
         assert client.status().backend == "fastcpu"
         assert time.monotonic() - started < 2.0
         _check_proof(client.await_proof(job))
+
+
+def test_waiting_calls_leave_threads_for_cancel_and_status(daemons, key):
+    """rpc_threads = 10 leaves 2 places for calls that wait for a job: a third waiter is
+    refused at once (a Prove before its job is queued), and cancel and status are answered
+    while both places are held."""
+    daemon = daemons(key, slow_ms=1500, config="rpc_threads = 10\n")
+    with daemon.client() as client:
+        jobs = [client.submit(_job(n)).job_id for n in range(3)]
+        with ThreadPoolExecutor(2) as pool:
+            waits = [pool.submit(client.await_proof, job) for job in jobs[:2]]
+            time.sleep(0.5)  # both are waiting
+            started = time.monotonic()
+            with pytest.raises(ServiceError, match="2 calls are waiting for jobs") as refused:
+                client.await_proof(jobs[2])
+            assert refused.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED
+            with pytest.raises(ServiceError, match="2 calls are waiting for jobs"):
+                client.prove(_job(99))
+            assert client.cancel(jobs[2]).state == pb.CANCELLED
+            assert client.status().queued + client.status().running == 2  # the refused Prove
+            assert time.monotonic() - started < 1.0  # queued nothing, each answered at once
+            for wait in waits:
+                _check_proof(wait.result(timeout=60))
+        _check_proof(client.prove(_job(7)))  # the places are free again
 
 
 def test_a_full_queue_is_resource_exhausted(daemons, key, capsys):
@@ -576,6 +600,7 @@ def test_start_with_a_missing_or_corrupt_key_exits_2(tmp_path, key):
         "unknown key": ("[engine]\nthreads = 2\n", "unknown key 'engine.threads'"),
         "bad warm-up": ("[engine]\nwarm_up_proofs = 1.5\n", "engine.warm_up_proofs must be"),
         "unknown preload": ("[residency]\npreload = ['y']\n", "residency.preload names 'y'"),
+        "too few threads": ("rpc_threads = 8\n", "rpc_threads must be more than 8"),
         "trace folder missing": (
             "[engine]\ntrace = 'nowhere/t.jsonl'\n",
             "engine.trace 'nowhere/t.jsonl': the folder",

@@ -9,7 +9,8 @@ allowed (exit status 2)::
     state_dir = "/var/lib/cuzk"              # job store and spool
     max_request_mib = 64                     # largest request (a witness upload) accepted
     max_concurrent_rpcs = 256                # beyond this, calls get RESOURCE_EXHAUSTED
-    rpc_threads = 64                         # threads serving calls (awaits hold one each)
+    rpc_threads = 256                        # threads serving calls; waiting calls (Prove,
+                                             # AwaitProof) hold one each and take all but 8
 
     [engine]
     pipeline = true          # synthesis of the next job beside the current job's backend phases
@@ -58,6 +59,11 @@ MIB = 1 << 20
 
 class ConfigError(CuzkError):
     """The daemon's configuration is unreadable or names a bad key, type or value."""
+
+
+RESERVED_RPC_THREADS = 8
+"""Threads no waiting call (Prove, AwaitProof) may hold, so that cancel, status and the other
+calls are answered at once while every other thread waits for a job."""
 
 
 @attrs.frozen
@@ -192,6 +198,11 @@ def build_configs(
             known = ", ".join(sorted(specs)) or "none"
             raise ConfigError(f"residency.preload names {key_id!r}, not a configured key ({known})")
 
+    if table.get("rpc_threads", RESERVED_RPC_THREADS + 1) <= RESERVED_RPC_THREADS:
+        raise ConfigError(
+            f"rpc_threads must be more than {RESERVED_RPC_THREADS} (that many are kept for calls "
+            f"that do not wait for a job), got {table['rpc_threads']!r}"
+        )
     trace = engine_table.get("trace")
     if trace is not None and not path_of(trace).parent.is_dir():
         folder = path_of(trace).parent
@@ -221,6 +232,6 @@ def build_configs(
         token_file=token,
         max_request_bytes=int(table.get("max_request_mib", 64) * MIB),
         max_concurrent_rpcs=int(table.get("max_concurrent_rpcs", 256)),
-        rpc_threads=int(table.get("rpc_threads", 64)),
+        rpc_threads=int(table.get("rpc_threads", 256)),
     )
     return server, engine

@@ -40,7 +40,7 @@ from cuzk_core.engine import (
     UnknownKey,
 )
 from cuzk_core.errors import CuzkError
-from cuzk_core.service.config import ConfigError, ServerConfig
+from cuzk_core.service.config import RESERVED_RPC_THREADS, ConfigError, ServerConfig
 from cuzk_core.service.metrics import Metrics
 from cuzk_core.service.proto import cuzk_pb2 as pb
 from cuzk_core.service.proto import cuzk_pb2_grpc as rpc
@@ -63,11 +63,18 @@ _PRIORITY_FROM_PB = {
     pb.HIGH: Priority.HIGH,
     pb.CRITICAL: Priority.CRITICAL,
 }
+
+
+class TooManyWaiting(CuzkError):
+    """Every thread a waiting call may hold is held."""
+
+
 _CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (UnknownJob, grpc.StatusCode.NOT_FOUND),
     (UnknownKey, grpc.StatusCode.NOT_FOUND),
     (PathRefused, grpc.StatusCode.PERMISSION_DENIED),
     (QueueFull, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (TooManyWaiting, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (KeyTooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (KeyBusy, grpc.StatusCode.FAILED_PRECONDITION),
     (CuzkError, grpc.StatusCode.INVALID_ARGUMENT),
@@ -111,9 +118,11 @@ def job_request(message: pb.SubmitProofRequest) -> JobRequest:
 class ProverServicer(rpc.ProverServicer):
     """The gRPC methods, each a call into the engine."""
 
-    def __init__(self, engine: Engine, metrics: Metrics) -> None:
+    def __init__(self, engine: Engine, metrics: Metrics, max_waiting: int) -> None:
         self.engine = engine
         self.metrics = metrics
+        self.max_waiting = max_waiting
+        self._waiting = threading.BoundedSemaphore(max_waiting)
 
     @contextlib.contextmanager
     def _errors(self, context: grpc.ServicerContext) -> Iterator[None]:
@@ -139,6 +148,20 @@ class ProverServicer(rpc.ProverServicer):
             result.timings.CopyFrom(pb.PhaseTimings(**record.timings.to_json()))
         return result
 
+    @contextlib.contextmanager
+    def _waiter(self) -> Iterator[None]:
+        """A place for one call that waits for a job: each holds a server thread, so they may
+        not take the threads that the other calls need."""
+        if not self._waiting.acquire(blocking=False):
+            raise TooManyWaiting(
+                f"{self.max_waiting} calls are waiting for jobs already (rpc_threads less "
+                f"{RESERVED_RPC_THREADS}); submit and await later, or raise rpc_threads"
+            )
+        try:
+            yield
+        finally:
+            self._waiting.release()
+
     def _await(self, job_id: str, timeout_ms: int, context: grpc.ServicerContext) -> JobRecord:
         gone = threading.Event()
         context.add_callback(gone.set)  # the client went away, or the call was cancelled
@@ -155,12 +178,12 @@ class ProverServicer(rpc.ProverServicer):
 
     def AwaitProof(self, request, context):
         """Wait for a job."""
-        with self._errors(context):
+        with self._errors(context), self._waiter():
             return self._result(self._await(request.job_id, request.timeout_ms, context))
 
     def Prove(self, request, context):
         """Queue a job and wait for it."""
-        with self._errors(context):
+        with self._errors(context), self._waiter():  # refused before the job is queued
             ticket = self.engine.submit(job_request(request))
             return self._result(self._await(ticket.job_id, 0, context))
 
@@ -316,7 +339,8 @@ def build_server(
         options=options,
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
-    rpc.add_ProverServicer_to_server(ProverServicer(engine, metrics), server)
+    servicer = ProverServicer(engine, metrics, config.rpc_threads - RESERVED_RPC_THREADS)
+    rpc.add_ProverServicer_to_server(servicer, server)
     if sock is not None:
         _claim_socket(sock)
         mask = os.umask(0o077)
