@@ -8,7 +8,7 @@ from cuzk_core.engine import Engine, EngineConfig
 from cuzk_core.fleet.head import FleetConfig, FleetEngine
 from cuzk_core.service.config import ServerConfig
 from cuzk_core.service.metrics import Metrics
-from cuzk_core.service.server import build_server, check_listen, run_until_signalled
+from cuzk_core.service.server import build_server, check_listen, release, run_until_signalled
 
 
 def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: FleetConfig) -> int:
@@ -26,7 +26,7 @@ def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: F
         server.start()
     except BaseException:
         if server is not None:
-            server.stop(None)
+            release(server, server_config)
         engine.shutdown()
         raise
     keys = ", ".join(sorted(engine_config.keys)) or "none"

@@ -365,6 +365,15 @@ def build_server(
     return server, address
 
 
+def release(server: grpc.Server, config: ServerConfig) -> None:
+    """Stop a bound server (calls in flight get :data:`GRACE_S`) and remove its unix socket."""
+    server.stop(GRACE_S).wait()
+    sock = unix_path(config.listen)
+    if sock is not None:
+        with contextlib.suppress(FileNotFoundError):
+            sock.unlink()
+
+
 def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
     """Run the daemon until SIGTERM or SIGINT; in-flight jobs finish before it exits. The
     line saying where it listens goes to stderr once it accepts calls."""
@@ -378,7 +387,7 @@ def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
         server.start()
     except BaseException:
         if server is not None:
-            server.stop(None)
+            release(server, server_config)
         engine.shutdown()
         raise
     keys = ", ".join(sorted(engine_config.keys)) or "none"
@@ -412,10 +421,6 @@ def run_until_signalled(
     # without a timeout. An untimed wait here kept a GPU daemon alive after SIGTERM.
     while not stop.wait(SIGNAL_POLL_S):
         pass
-    server.stop(GRACE_S).wait()
+    release(server, server_config)
     engine.shutdown()
-    sock = unix_path(server_config.listen)
-    if sock is not None:
-        with contextlib.suppress(FileNotFoundError):
-            sock.unlink()
     return 0
