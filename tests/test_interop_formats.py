@@ -18,6 +18,7 @@ from circomfiles import (
     g2_montgomery,
     le,
     r1cs_bytes,
+    section_offsets,
     write,
     wtns_bytes,
 )
@@ -36,8 +37,10 @@ from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.field.fr import fr_root_of_unity
 from cuzk_core.field.tower import fq2_add, fq2_mul, fq2_sqr
-from cuzk_core.groth16.keys import Proof
+from cuzk_core.groth16.files import read_vk
+from cuzk_core.groth16.keys import Proof, VerifyingKey
 from cuzk_core.groth16.qap import SNARKJS
+from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.interop import points
 from cuzk_core.interop.container import Container
 from cuzk_core.interop.fields import BN128_Q, BN128_R
@@ -48,7 +51,9 @@ from cuzk_core.interop.snarkjs_json import (
     is_json_file,
     proof_to_json,
     read_proof_json,
+    read_vk_json,
     write_proof_json,
+    write_vk_json,
 )
 from cuzk_core.interop.sparse import csr_from_triples
 from cuzk_core.interop.wtns import read_wtns
@@ -359,3 +364,39 @@ def test_prove_option_combinations(args, message, capsys):
     assert main(["-q", "prove", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("cuzk: error: ") and message in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ degenerate keys
+
+
+def test_a_verifying_key_with_a_point_at_infinity_is_refused(tmp_path: Path, capsys):
+    """γ or δ at infinity makes a pairing factor 1: (α, β, ∞) then "verifies" for any public
+    inputs (snarkjs says invalid). Every reader refuses such a key, and so does the verifier."""
+    g1, g2 = G1_GENERATOR, G2_GENERATOR
+    vk = VerifyingKey(g1, g1, g2, None, g1, g2, [g1, g1])
+    (tmp_path / "vk.bin").write_bytes(vk.to_bytes())
+    write_vk_json(tmp_path / "vk.json", vk)
+    forged = Proof(a=g1, b=g2, c=None)
+    (tmp_path / "proof.bin").write_bytes(forged.to_bytes())
+    (tmp_path / "public.json").write_text('["123456789"]')
+    with pytest.raises(FormatError, match="gamma_g2 is the point at infinity"):
+        read_vk(tmp_path / "vk.bin")
+    with pytest.raises(FormatError, match='"vk_gamma_2": gamma_g2 is the point at infinity'):
+        read_vk_json(tmp_path / "vk.json")
+    assert verify_proof(vk, forged, [123456789]) == (
+        False,
+        "the verifying key's gamma_g2 is the point at infinity, which no setup makes (such a "
+        "key accepts forgeries)",
+    )
+    for name in ("vk.bin", "vk.json"):
+        args = ["--vk", str(tmp_path / name), "--proof", str(tmp_path / "proof.bin")]
+        assert main(["verify", *args, "--public", str(tmp_path / "public.json")]) == 2
+        err = capsys.readouterr().err
+        assert "gamma_g2 is the point at infinity" in err and err.count("\n") == 1
+    corpus = Path(__file__).resolve().parent / "fuzz_corpus" / "zkey" / "seed-one_private.zkey"
+    data = bytearray(corpus.read_bytes())
+    start, _ = section_offsets(bytes(data))[2]
+    delta_2 = start + 100 + 2 * 96 + 2 * 192 + 96  # sizes, α₁, β₁, β₂, γ₂, δ₁
+    data[delta_2 : delta_2 + 192] = bytes(192)  # snarkjs writes infinity as zeros
+    with pytest.raises(FormatError, match="delta_2 is the point at infinity"):
+        Zkey(write(tmp_path, "deg.zkey", bytes(data)))

@@ -19,7 +19,14 @@ from cuzk_core.fileio import (
     read_json,
     write_bytes_atomic,
 )
-from cuzk_core.groth16.keys import PROOF_BYTES, Proof, ProvingKey, VerifyingKey
+from cuzk_core.groth16.keys import (
+    PROOF_BYTES,
+    Proof,
+    ProvingKey,
+    VerifyingKey,
+    degenerate,
+    infinite_vk_point,
+)
 from cuzk_core.interop.snarkjs_json import decimal
 
 _G1 = bulk.G1_UNCOMPRESSED
@@ -90,7 +97,11 @@ def _read_vk(reader: _Reader, check_subgroup: bool = True) -> VerifyingKey:
     ic = [reader.point(g1, _G1, f"ic[{i}]", block[i * _G1 : (i + 1) * _G1]) for i in range(n)]
     if not ic:
         raise FormatError(f"{reader.path}: the verifying key has no IC points")
-    return VerifyingKey(alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic)
+    vk = VerifyingKey(alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, ic)
+    infinite = infinite_vk_point(vk)
+    if infinite is not None:
+        raise FormatError(f"{reader.path}: {degenerate(infinite)}")
+    return vk
 
 
 def vk_from_bytes(path: Path, data: bytes, check_subgroup: bool = True) -> VerifyingKey:

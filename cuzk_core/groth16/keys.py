@@ -130,3 +130,18 @@ def query_indices(matrix: SparseMatrix, num_vars: int) -> np.ndarray:
         indices.flags.writeable = False  # shared by every proof (a device may keep its copy)
         found = _QUERY_INDICES[matrix] = (num_vars, indices)
     return found[1]
+
+
+NONZERO_VK_POINTS = ("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2")
+"""The verifying key's points that no setup makes the point at infinity. With γ or δ there, a
+pairing factor is 1 and a proof can be forged for any public inputs."""
+
+
+def infinite_vk_point(vk: VerifyingKey, names: tuple[str, ...] = NONZERO_VK_POINTS) -> str | None:
+    """The first of ``names`` that is the point at infinity in ``vk``, or None."""
+    return next((name for name in names if getattr(vk, name) is None), None)
+
+
+def degenerate(name: str) -> str:
+    """Why a verifying key with point ``name`` at infinity is refused, in a line."""
+    return f"{name} is the point at infinity, which no setup makes (such a key accepts forgeries)"

@@ -13,7 +13,7 @@ from cuzk_core.curve.g1 import (
 from cuzk_core.curve.g2 import g2_in_subgroup
 from cuzk_core.errors import CuzkError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.groth16.keys import Proof, VerifyingKey
+from cuzk_core.groth16.keys import Proof, VerifyingKey, degenerate, infinite_vk_point
 from cuzk_core.pairing import pairing_product_is_one
 
 
@@ -31,6 +31,9 @@ def _neg_affine(point):
 
 def verify_proof(vk: VerifyingKey, proof: Proof, public_inputs: list[int]) -> tuple[bool, str]:
     """Check a proof whose points are already known valid; returns (ok, reason when not)."""
+    infinite = infinite_vk_point(vk, ("alpha_g1", "beta_g2", "gamma_g2", "delta_g2"))
+    if infinite is not None:  # the readers refuse such keys; this guards the library's callers
+        return False, f"the verifying key's {degenerate(infinite)}"
     if len(public_inputs) != vk.num_public:
         return False, f"{len(public_inputs)} public inputs given, the key expects {vk.num_public}"
     if any(not 0 <= x < FR_MODULUS for x in public_inputs):

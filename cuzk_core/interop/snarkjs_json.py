@@ -18,7 +18,7 @@ from cuzk_core.curve.g2 import G2Affine, g2_in_subgroup
 from cuzk_core.errors import FormatError, shown
 from cuzk_core.field.constants import FQ_MODULUS
 from cuzk_core.fileio import json_bytes, read_json, read_start, write_json_atomic
-from cuzk_core.groth16.keys import Proof, VerifyingKey
+from cuzk_core.groth16.keys import Proof, VerifyingKey, degenerate, infinite_vk_point
 from cuzk_core.pairing import pairing
 
 PROTOCOL = "groth16"
@@ -247,7 +247,7 @@ def read_vk_json(path: str | Path) -> VerifyingKey:
     n_public = reader.field("nPublic")
     if isinstance(n_public, bool) or n_public != len(ic_values) - 1:
         raise reader.error(f'"nPublic" is {shown(n_public)} but "IC" holds {len(ic_values)} points')
-    return VerifyingKey(
+    vk = VerifyingKey(
         alpha_g1=reader.g1(reader.field("vk_alpha_1"), "vk_alpha_1"),
         beta_g1=None,
         beta_g2=reader.g2(reader.field("vk_beta_2"), "vk_beta_2"),
@@ -256,3 +256,16 @@ def read_vk_json(path: str | Path) -> VerifyingKey:
         delta_g2=reader.g2(reader.field("vk_delta_2"), "vk_delta_2"),
         ic=[reader.g1(p, f"IC[{i}]") for i, p in enumerate(ic_values)],
     )
+    infinite = infinite_vk_point(vk, tuple(_JSON_VK_POINTS))
+    if infinite is not None:
+        raise reader.error(f'"{_JSON_VK_POINTS[infinite]}": {degenerate(infinite)}')
+    return vk
+
+
+_JSON_VK_POINTS = {
+    "alpha_g1": "vk_alpha_1",
+    "beta_g2": "vk_beta_2",
+    "gamma_g2": "vk_gamma_2",
+    "delta_g2": "vk_delta_2",
+}
+"""The verifying key's points a verification_key.json holds, and their names there."""

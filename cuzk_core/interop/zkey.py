@@ -21,7 +21,7 @@ from cuzk_core.curve.g2 import g2_in_subgroup
 from cuzk_core.domain import SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_BYTES, FQ_MODULUS, FR_BYTES, FR_MODULUS
-from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
+from cuzk_core.groth16.keys import ProvingKey, VerifyingKey, degenerate
 from cuzk_core.interop.container import Container, SectionReader
 from cuzk_core.interop.fields import curve_of, describe_prime
 from cuzk_core.interop.montgomery import FR
@@ -66,6 +66,9 @@ class ZkeyHeader:
         return EvaluationDomain(self.domain_size.bit_length() - 1, SNARKJS_GENERATOR)
 
 
+_VK_POINT_NAMES = ("alpha_1", "beta_1", "beta_2", "gamma_2", "delta_1", "delta_2")
+
+
 class Zkey:
     """An open .zkey: the header is read and checked at once, the big sections on demand."""
 
@@ -84,6 +87,9 @@ class Zkey:
             self._g2(reader.records(1, G2_BYTES, "delta_2"), "delta_2"),
         )
         reader.finish()
+        for name, point in zip(_VK_POINT_NAMES, self._vk_points, strict=True):
+            if point is None:
+                raise FormatError(f"{self.path}: {degenerate(name)}")
 
     def _check_protocol(self) -> None:
         reader = self.container.reader(1, "protocol")
