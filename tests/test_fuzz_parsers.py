@@ -27,6 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cuzk_core import fileio
 from cuzk_core.circuits import circuit_from_spec
 from cuzk_core.errors import CuzkError
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
@@ -290,3 +291,15 @@ def test_corpus_input(path: Path, scratch: Path):
 def test_corpus_names_are_portable():
     for path in CORPUS.rglob("*"):
         assert re.fullmatch(r"[A-Za-z0-9_.+-]+", path.name), path
+
+
+def test_json_depth_reads_an_unterminated_string_in_one_pass(tmp_path: Path):
+    """A string that never ends runs to the end of the text: the depth before it counts, and
+    the scan is one pass (retrying from each of 32 k quotes to the end took 8 s, quadratic)."""
+    data = b'[{"a": [' + b'"' + b'\\"' * 32_768
+    assert fileio.json_depth(data) == 3
+    assert fileio.json_depth(b'["]", {"x": "\\\\"}]') == 2  # brackets inside strings skipped
+    path = tmp_path / "vk.json"
+    path.write_bytes(data)
+    with pytest.raises(CuzkError, match="Unterminated string"):
+        read_vk_json(path)
