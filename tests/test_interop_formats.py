@@ -400,3 +400,19 @@ def test_a_verifying_key_with_a_point_at_infinity_is_refused(tmp_path: Path, cap
     data[delta_2 : delta_2 + 192] = bytes(192)  # snarkjs writes infinity as zeros
     with pytest.raises(FormatError, match="delta_2 is the point at infinity"):
         Zkey(write(tmp_path, "deg.zkey", bytes(data)))
+
+
+def test_a_zkey_header_that_its_sections_do_not_back_is_refused_at_open(tmp_path: Path):
+    """domainSize and nVars size allocations (H, the matrices, the bases): a file claiming a
+    domain of 2^31 with one H point is refused before anything is sized by it."""
+    corpus = Path(__file__).resolve().parent / "fuzz_corpus" / "zkey" / "seed-one_private.zkey"
+    good = corpus.read_bytes()
+    start, _ = section_offsets(good)[2]
+    for offset, value, message in (
+        (96, 1 << 31, r"section 9 \(H\): holds \d+ bytes; 2147483648 points"),
+        (88, 1 << 20, r"section 5 \(A\): holds \d+ bytes; 1048576 points"),
+    ):
+        data = bytearray(good)
+        struct.pack_into("<I", data, start + offset, value)
+        with pytest.raises(FormatError, match=message):
+            Zkey(write(tmp_path, "big.zkey", bytes(data)))

@@ -87,6 +87,7 @@ class Zkey:
             self._g2(reader.records(1, G2_BYTES, "delta_2"), "delta_2"),
         )
         reader.finish()
+        self._check_point_sections()
         for name, point in zip(_VK_POINT_NAMES, self._vk_points, strict=True):
             if point is None:
                 raise FormatError(f"{self.path}: {degenerate(name)}")
@@ -132,6 +133,25 @@ class Zkey:
         if point is not None and not in_subgroup(point):
             raise FormatError(f"{self.path}: {what} is not in the prime-order subgroup")
         return point
+
+    def _point_sections(self) -> tuple[tuple[int, str, int, int], ...]:
+        """(section, name, points, bytes a point) of every point section, by the header."""
+        h = self.header
+        return (
+            (3, "IC", h.num_inputs, G1_BYTES),
+            (5, "A", h.num_vars, G1_BYTES),
+            (6, "B1", h.num_vars, G1_BYTES),
+            (7, "B2", h.num_vars, G2_BYTES),
+            (8, "C", h.num_vars - h.num_inputs, G1_BYTES),
+            (9, "H", h.domain_size, G1_BYTES),
+        )
+
+    def _check_point_sections(self) -> None:
+        """The header's sizes are backed by the file before anything is sized by them (a 3 KB
+        file claiming a domain of 2^31 had a prover allocate 16 GiB)."""
+        for section_id, name, count, size in self._point_sections():
+            if self.container.has(section_id):
+                self._points(section_id, name, count, size)
 
     def _points(self, section_id: int, name: str, count: int, size: int) -> np.ndarray:
         reader = self.container.reader(section_id, name)
