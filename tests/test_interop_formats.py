@@ -416,3 +416,14 @@ def test_a_zkey_header_that_its_sections_do_not_back_is_refused_at_open(tmp_path
         struct.pack_into("<I", data, start + offset, value)
         with pytest.raises(FormatError, match=message):
             Zkey(write(tmp_path, "big.zkey", bytes(data)))
+
+
+def test_r1cs_wire_count_must_match_its_label_section(tmp_path: Path):
+    """circom writes a label per wire (section 3); nWires beyond it would size setup's arrays
+    (2^32 − 1 wires: 32 GiB for a 220-byte file)."""
+    square = [([(2, 1)], [(2, 1)], [(1, 1)])]
+    labels = [(3, bytes(8 * 3))]
+    assert read_r1cs(write(tmp_path, "ok.r1cs", r1cs_bytes(square, 3, 1, 0, 1, extra=labels)))
+    huge = r1cs_bytes(square, 0xFFFFFFFF, 1, 0, 1, extra=labels)
+    with pytest.raises(FormatError, match=r"section 3 \(wire labels\): holds 24 bytes; nWires"):
+        read_r1cs(write(tmp_path, "huge.r1cs", huge))

@@ -80,6 +80,10 @@ def _term_offsets(reader: SectionReader, num_constraints: int) -> tuple[np.ndarr
     return offsets, lc_of_term
 
 
+_WIRE_LABELS = 3
+"""The section mapping each wire to its label (u64 each)."""
+
+
 def read_r1cs(path: str | Path) -> CircomR1CS:
     """Read and check a .r1cs file for bls12381: field, wire indices and coefficient range."""
     container = Container(path, R1CS_MAGIC, R1CS_MAX_VERSION, ".r1cs")
@@ -104,6 +108,12 @@ def read_r1cs(path: str | Path) -> CircomR1CS:
             f"{num_wires} wires cannot hold 1 + {num_outputs} outputs + {num_public_inputs} "
             f"public inputs + {num_private_inputs} private inputs"
         )
+    if container.has(_WIRE_LABELS):  # circom writes it, 8 bytes a wire: what backs nWires
+        labels = container.reader(_WIRE_LABELS, "wire labels")
+        if labels.remaining != num_wires * 8:
+            raise labels.error(
+                f"holds {labels.remaining} bytes; nWires {num_wires} needs {num_wires * 8}"
+            )
     for section_id in _CUSTOM_GATE_SECTIONS:
         if container.has(section_id):
             raise FormatError(
