@@ -47,6 +47,7 @@ INPUTS = {
         "xs": [str(i + 1) for i in range(40)],
         "ws": [str(3 * i + 2) for i in range(40)],
     },
+    "all_public": {"a": "6", "b": "7"},
 }
 
 pytestmark = pytest.mark.skipif(
@@ -154,7 +155,7 @@ def build(name: str, folder: Path) -> Built:
 
 @pytest.fixture(scope="session")
 def circuits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Built]:
-    """The three test circuits, built once per session."""
+    """The test circuits, built once per session."""
     if not (BIN / "snarkjs").exists() or not (BIN / "circom2").exists():
         pytest.fail("node_modules lacks snarkjs or circom2: run `npm ci` in the repository root")
     folder = tmp_path_factory.mktemp("circom")
@@ -310,7 +311,7 @@ def test_cuzk_params_for_a_circom_circuit_verify_with_snarkjs(circuits, tmp_path
 # ------------------------------------------------------------------ cuzk's own zkeys
 
 
-@pytest.mark.parametrize("name", ["poseidon_hash", "many_public"])
+@pytest.mark.parametrize("name", ["poseidon_hash", "many_public", "all_public"])
 def test_a_zkey_from_cuzk_setup_proves_with_snarkjs_and_with_cuzk(circuits, name, tmp_path: Path):
     built = circuits[name]
     zkey, vk = tmp_path / "dev.zkey", tmp_path / "vk.json"
