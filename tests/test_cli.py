@@ -245,7 +245,8 @@ def test_params_for_another_circuit_exit_2(small_params, tmp_path, capsys):
         (other / name).write_bytes((small_params / name).read_bytes())
     (other / "circuit.json").write_text('{"circuit": "porep-lite", "challenges": 2, "depth": 3}')
     assert main(["-q", "prove", "--params", str(other), "--out", str(tmp_path / "o")]) == 2
-    assert "do not match this circuit" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith(f"cuzk: error: {other}: the parameters do not match this circuit: ")
 
 
 @pytest.mark.parametrize(

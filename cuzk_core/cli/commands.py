@@ -20,7 +20,7 @@ from cuzk_core.groth16 import files, params_dir
 from cuzk_core.groth16.key_cache import SUFFIX as KEY_CACHE_SUFFIX
 from cuzk_core.groth16.key_sources import ParamsFile, stderr_log
 from cuzk_core.groth16.keys import ProvingKey
-from cuzk_core.groth16.prover import PROVE_STEPS, UnsatisfiedWitness
+from cuzk_core.groth16.prover import PROVE_STEPS, KeyMismatch, UnsatisfiedWitness
 from cuzk_core.groth16.prover import prove as run_prover
 from cuzk_core.groth16.setup import SETUP_STEPS, generate_parameters
 from cuzk_core.groth16.sources import NativeCircuit
@@ -199,7 +199,10 @@ def prove(args: argparse.Namespace) -> int:
         _naming_witness(args.wtns),
         observe(backend, args.trace, args.memlog, args.memlog_interval) as observed,
     ):
-        result = run_prover(backend, job.source, job.key, seed=args.seed, progress=progress)
+        try:
+            result = run_prover(backend, job.source, job.key, seed=args.seed, progress=progress)
+        except KeyMismatch as exc:  # name the key: which file was made for another circuit
+            raise KeyMismatch(f"{job.key_name}: {exc}") from None
     progress.close()
     check_own_proof(job.vk, result.proof, result.public_inputs, job.key_name)
 

@@ -100,6 +100,10 @@ def _query_lengths(pk: ProvingKey, matrices: R1CSMatrices) -> tuple[int, int]:
     return len(query_indices(matrices.a, num_vars)), len(query_indices(matrices.b, num_vars))
 
 
+class KeyMismatch(FormatError):
+    """The proving key was made for another circuit (its point counts differ)."""
+
+
 def _check_key_matches(
     pk: ProvingKey,
     matrices: R1CSMatrices,
@@ -117,7 +121,7 @@ def _check_key_matches(
     }
     for name, (have, need) in expected.items():
         if have != need:
-            raise FormatError(
+            raise KeyMismatch(
                 f"the parameters do not match this circuit: {name} has {have} points, "
                 f"the circuit needs {need}"
             )
