@@ -427,3 +427,23 @@ def test_r1cs_wire_count_must_match_its_label_section(tmp_path: Path):
     huge = r1cs_bytes(square, 0xFFFFFFFF, 1, 0, 1, extra=labels)
     with pytest.raises(FormatError, match=r"section 3 \(wire labels\): holds 24 bytes; nWires"):
         read_r1cs(write(tmp_path, "huge.r1cs", huge))
+
+
+def test_small_format_slips_are_named(tmp_path: Path, capsys):
+    """A zkey given as --vk, nPublic as a float, trailing bytes in a zkey's protocol section."""
+    corpus = Path(__file__).resolve().parent / "fuzz_corpus"
+    zkey = corpus / "zkey" / "seed-one_private.zkey"
+    with pytest.raises(FormatError, match="a snarkjs zkey, not a verifying key; `snarkjs zkey"):
+        read_vk(zkey)
+    vk = json.loads((corpus / "vk_json" / "seed-one_private-snarkjs.json").read_text())
+    vk["nPublic"] = float(vk["nPublic"])
+    (tmp_path / "vk.json").write_text(json.dumps(vk))
+    with pytest.raises(FormatError, match='"nPublic" is'):
+        read_vk_json(tmp_path / "vk.json")
+    data = zkey.read_bytes()
+    start, size = section_offsets(data)[1]
+    assert size == 4
+    longer = data[: start - 8] + struct.pack("<Q", 8) + data[start : start + 4] + bytes(4)
+    longer += data[start + 4 :]
+    with pytest.raises(FormatError, match=r"section 1 \(protocol\): 4 unexpected bytes at the end"):
+        Zkey(write(tmp_path, "long.zkey", longer))

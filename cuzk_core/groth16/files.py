@@ -114,9 +114,23 @@ def vk_from_bytes(path: Path, data: bytes, check_subgroup: bool = True) -> Verif
 def read_vk(path: str | Path) -> VerifyingKey:
     """Read a bellperson VerifyingKey file, checking every point (curve and subgroup)."""
     reader = _Reader(Path(path))
+    if bytes(reader.data[:4]) in _OTHER_KINDS:
+        kind, instead = _OTHER_KINDS[bytes(reader.data[:4])]
+        raise FormatError(f"{reader.path}: {kind}, not a verifying key; {instead}")
     vk = _read_vk(reader)
     reader.finish()
     return vk
+
+
+_OTHER_KINDS = {
+    b"zkey": (
+        "a snarkjs zkey",
+        "`snarkjs zkey export verificationkey` writes its verification_key.json",
+    ),
+    b"wtns": ("a circom witness", "pass the key's vk.bin or verification_key.json"),
+    b"r1cs": ("a circom r1cs", "pass the key's vk.bin or verification_key.json"),
+}
+"""Files with a magic that a wrong --vk most often is, and what to give instead."""
 
 
 def read_params(path: str | Path) -> ProvingKey:

@@ -245,7 +245,11 @@ def read_vk_json(path: str | Path) -> VerifyingKey:
     if not isinstance(ic_values, list) or not ic_values:
         raise reader.error('"IC" must be a non-empty list of G1 points')
     n_public = reader.field("nPublic")
-    if isinstance(n_public, bool) or n_public != len(ic_values) - 1:
+    if (
+        not isinstance(n_public, int)
+        or isinstance(n_public, bool)
+        or n_public != len(ic_values) - 1
+    ):
         raise reader.error(f'"nPublic" is {shown(n_public)} but "IC" holds {len(ic_values)} points')
     vk = VerifyingKey(
         alpha_g1=reader.g1(reader.field("vk_alpha_1"), "vk_alpha_1"),

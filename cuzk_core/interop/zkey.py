@@ -95,6 +95,7 @@ class Zkey:
     def _check_protocol(self) -> None:
         reader = self.container.reader(1, "protocol")
         protocol = reader.u32("the protocol id")
+        reader.finish()
         if protocol != GROTH16_PROTOCOL:
             name = _PROTOCOLS.get(protocol, f"unknown protocol {protocol}")
             raise FormatError(f"{self.path}: a {name} zkey; cuzk proves Groth16 over bls12381 only")
