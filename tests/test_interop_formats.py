@@ -155,6 +155,12 @@ def test_r1cs_keeps_linear_rows_and_orders_wires(tmp_path: Path):
     assert [x * y % FR_MODULUS for x, y in zip(m.a.dot(z), m.b.dot(z), strict=True)] == m.c.dot(z)
 
 
+def _with_first_count(data: bytes, count: int) -> bytes:
+    """An r1cs with constraint 0's A term count replaced."""
+    start, _ = section_offsets(data)[2]
+    return data[:start] + struct.pack("<I", count) + data[start + 4 :]
+
+
 def test_r1cs_bad_input(tmp_path: Path):
     one = [([(1, 1)], [(1, 1)], [(1, 1)])]
     cases = {
@@ -163,6 +169,10 @@ def test_r1cs_bad_input(tmp_path: Path):
         "cut.r1cs": (r1cs_bytes(one, 2, 1, 0, 0)[:-10], "truncated"),
         "count.r1cs": (r1cs_bytes(one, 2, 3, 0, 0), "cannot hold"),
         "gates.r1cs": (r1cs_bytes(one, 2, 1, 0, 0, extra=[(4, b"")]), "uses custom gates"),
+        "overrun.r1cs": (  # the row whose count overruns is named, not the one after it
+            _with_first_count(r1cs_bytes(one, 2, 1, 0, 0), 0xFFFFFFFF),
+            r"truncated in constraint 0 \(A\): its 4294967295 terms run past",
+        ),
     }
     for name, (data, message) in cases.items():
         with pytest.raises(FormatError, match=message):

@@ -10,7 +10,7 @@ public inputs as the inputs. circom keeps linear constraints as rows whose A and
 
 from __future__ import annotations
 
-import struct
+from array import array
 from pathlib import Path
 
 import attrs
@@ -27,7 +27,8 @@ from cuzk_core.r1cs import R1CSMatrices
 R1CS_MAGIC = b"r1cs"
 R1CS_MAX_VERSION = 1
 _CUSTOM_GATE_SECTIONS = (4, 5)
-_TERM = 4 + FR_BYTES
+_TERM_WORDS = (4 + FR_BYTES) // 4
+"""A term's 32-bit words: its wire, then its coefficient."""
 
 
 @attrs.frozen(eq=False)
@@ -53,31 +54,38 @@ class CircomR1CS:
         return self.matrices.num_constraints
 
 
-def _term_offsets(reader: SectionReader, num_constraints: int) -> tuple[np.ndarray, np.ndarray]:
-    """Walk the variable-length rows once: each term's byte offset and the matrix-row it is in."""
-    data = reader.data.data  # the uint8 view as a buffer, for struct
-    size = len(data)
-    offset = 0
-    starts, counts = [], []
-    unpack = struct.Struct("<I").unpack_from
+def _term_words(reader: SectionReader, num_constraints: int) -> tuple[np.ndarray, np.ndarray]:
+    """Walk the variable-length rows once: each term's first 32-bit word (its wire; the
+    coefficient's eight follow) and the matrix-row it is in. Every field is a whole number of
+    words, so the walk reads only the counts (the file's rows are sequential: one Python step
+    a row, not a term)."""
+    size = reader.remaining
+    if size % 4:
+        raise reader.error(f"{size} bytes, not a whole number of 32-bit words")
+    words = memoryview(np.ascontiguousarray(reader.data)).cast("B").cast("I")
+    count_at = array("q")  # the word of each row's term count
+    at, end = 0, size // 4
     for index in range(3 * num_constraints):
-        if offset + 4 > size:
+        if at >= end:
             constraint, part = divmod(index, 3)
             raise reader.error(f"truncated in constraint {constraint} ({'ABC'[part]})")
-        (count,) = unpack(data, offset)
-        starts.append(offset + 4)
-        counts.append(count)
-        offset += 4 + count * _TERM
-    if offset > size:
-        raise reader.error(f"truncated: the terms need {offset} bytes, the section has {size}")
-    if offset != size:
-        raise reader.error(f"{size - offset} unexpected bytes after the last constraint")
-    counts_arr = np.array(counts, dtype=np.int64)
-    lc_of_term = np.repeat(np.arange(len(counts_arr), dtype=np.int64), counts_arr)
-    first_term = np.cumsum(counts_arr) - counts_arr
+        count_at.append(at)
+        count = words[at]
+        at += 1 + _TERM_WORDS * count
+        if at > end:
+            constraint, part = divmod(index, 3)
+            raise reader.error(
+                f"truncated in constraint {constraint} ({'ABC'[part]}): its {count} terms run "
+                f"past the section's end ({size} bytes)"
+            )
+    if at != end:
+        raise reader.error(f"{size - 4 * at} unexpected bytes after the last constraint")
+    rows_at = np.frombuffer(count_at, dtype=np.int64)
+    counts = np.frombuffer(words, dtype="<u4")[rows_at].astype(np.int64)
+    lc_of_term = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    first_term = np.cumsum(counts) - counts
     position = np.arange(len(lc_of_term), dtype=np.int64) - first_term[lc_of_term]
-    offsets = np.array(starts, dtype=np.int64)[lc_of_term] + _TERM * position
-    return offsets, lc_of_term
+    return rows_at[lc_of_term] + 1 + _TERM_WORDS * position, lc_of_term
 
 
 _WIRE_LABELS = 3
@@ -122,11 +130,16 @@ def read_r1cs(path: str | Path) -> CircomR1CS:
             )
 
     reader = container.reader(2, "constraints")
-    offsets, lc_of_term = _term_offsets(reader, num_constraints)
-    gather = offsets[:, None] + np.arange(_TERM, dtype=np.int64)[None, :]
-    terms = np.ascontiguousarray(reader.data[gather]).reshape(-1, _TERM)
-    wires = terms[:, :4].copy().view("<u4").reshape(-1).astype(np.int64)
-    coeffs = terms[:, 4:].copy().view("<u8").astype(np.uint64)
+    term_at, lc_of_term = _term_words(reader, num_constraints)
+    words = reader.data.view("<u4")
+    wires = words[term_at].astype(np.int64)
+    # The coefficient's eight words one at a time: an index of all 36 bytes a term was 288
+    # bytes a term (a 2^20-constraint file read in 1.56 GB).
+    coeff_words = np.empty((len(term_at), _TERM_WORDS - 1), dtype="<u4")
+    for k in range(_TERM_WORDS - 1):
+        coeff_words[:, k] = words[term_at + 1 + k]
+    coeffs = coeff_words.view("<u8").astype(np.uint64)
+    del coeff_words
     bad_wire = np.nonzero(wires >= num_wires)[0]
     if len(bad_wire):
         i = int(bad_wire[0])
