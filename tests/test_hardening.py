@@ -669,3 +669,21 @@ def test_public_input_spellings_agree_with_snarkjs(proof: Path, tmp_path: Path):
             assert snarkjs_ok and not cuzk_ok, spelling
         else:
             assert snarkjs_ok == cuzk_ok == both, (spelling, snarkjs_ok, cuzk_ok)
+
+
+# ------------------------------------------------------------------ sizes that files claim
+
+
+def test_a_setup_whose_key_cannot_fit_is_refused_before_any_allocation(tmp_path: Path):
+    """An r1cs without a wire-label section claiming 2^32 − 1 wires: setup refuses the 2.3 TiB
+    key in one line instead of failing in an allocation of 32 GiB (or being killed)."""
+    data = bytearray(seed("r1cs", "one_private.r1cs").read_bytes())
+    header, _ = section_offsets(bytes(data))[1]
+    wires = header + 4 + 32  # past n8 and the prime
+    data[wires : wires + 4] = (0xFFFFFFFF).to_bytes(4, "little")
+    big = tmp_path / "big.r1cs"
+    big.write_bytes(bytes(data))
+    code, _, err = run_with_timeout("setup", "--r1cs", big, "--out", tmp_path / "p", "--seed", 1)
+    assert code == 2 and not (tmp_path / "p").exists(), err
+    assert err.startswith("cuzk: error: setup of a circuit of 4294967295 variables over a domain")
+    assert "GiB of memory is available" in err and err.count("\n") == 1

@@ -18,9 +18,11 @@ import numpy as np
 from cuzk_core.curve.g1 import G1_GENERATOR, g1_fixed_base_batch
 from cuzk_core.curve.g2 import G2_GENERATOR, g2_fixed_base_batch
 from cuzk_core.domain import EvaluationDomain
+from cuzk_core.errors import CuzkError
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.field.fr import fr_inv
 from cuzk_core.gather import THREADS, gather_rows
+from cuzk_core.groth16.key_sources import host_memory_available
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey, query_density
 from cuzk_core.groth16.qap import BELLPERSON, SNARKJS, QuotientConvention
 from cuzk_core.interop.montgomery import FR
@@ -130,6 +132,23 @@ def _toxic_waste(seed: int | None) -> tuple[int, int, int, int, int]:
     return draw("tau"), draw("alpha"), draw("beta"), draw("gamma"), draw("delta")
 
 
+_KEY_BYTES_PER_VARIABLE = 3 * 96 + 192 + 3 * 32
+"""What setup holds at least for each variable: its A, B and L points in G1, its B point in
+G2, and its three QAP values."""
+_KEY_BYTES_PER_POINT_OF_H = 96 + 2 * 32
+
+
+def _check_key_fits(num_vars: int, domain_size: int, available: int | None) -> None:
+    """Refuse up front a setup whose key alone exceeds the memory available (None: unknown),
+    rather than fail in an allocation (an r1cs claiming 2^32 wires asked for 32 GiB at once)."""
+    need = num_vars * _KEY_BYTES_PER_VARIABLE + domain_size * _KEY_BYTES_PER_POINT_OF_H
+    if available is not None and need > available:
+        raise CuzkError(
+            f"setup of a circuit of {num_vars} variables over a domain of {domain_size} needs "
+            f"at least {need / 2**30:.2f} GiB, {available / 2**30:.2f} GiB of memory is available"
+        )
+
+
 def generate_parameters(
     matrices: R1CSMatrices,
     seed: int | None = None,
@@ -181,6 +200,7 @@ def generate_parameters(
     num_vars = num_inputs + matrices.num_aux
     domain = convention.domain(matrices.num_constraints)
     m = domain.size
+    _check_key_fits(num_vars, m, host_memory_available())
     while pow(tau, m, _R) == 1:  # τ must not lie in the domain (probability ~ m/r)
         tau = tau * 7 % _R
 

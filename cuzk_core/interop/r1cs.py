@@ -62,7 +62,7 @@ def _term_words(reader: SectionReader, num_constraints: int) -> tuple[np.ndarray
     size = reader.remaining
     if size % 4:
         raise reader.error(f"{size} bytes, not a whole number of 32-bit words")
-    words = memoryview(np.ascontiguousarray(reader.data)).cast("B").cast("I")
+    words = np.ascontiguousarray(reader.data).data.cast("B").cast("I")
     count_at = array("q")  # the word of each row's term count
     at, end = 0, size // 4
     for index in range(3 * num_constraints):
