@@ -687,3 +687,25 @@ def test_a_setup_whose_key_cannot_fit_is_refused_before_any_allocation(tmp_path:
     assert code == 2 and not (tmp_path / "p").exists(), err
     assert err.startswith("cuzk: error: setup of a circuit of 4294967295 variables over a domain")
     assert "GiB of memory is available" in err and err.count("\n") == 1
+
+
+def test_bench_and_trace_readers_take_only_regular_files(tmp_path: Path):
+    """`bench compare` and `trace show` read their inputs as every other reader does: a FIFO
+    or /dev/zero is refused at once (they hung, or read until memory ran out)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for args in (("bench", "compare", "/dev/zero", "/dev/zero"), ("trace", "show", fifo)):
+        code, _, err = run_with_timeout(*args)
+        assert code == 2 and err.count("\n") == 1, err
+        assert "cuzk reads only regular files" in err, err
+
+
+@pytest.mark.parametrize("interval", ["inf", "nan", "1e10", "0"])
+def test_a_memlog_interval_out_of_range_is_refused_before_any_work(tmp_path, interval):
+    out, memlog = tmp_path / "o", tmp_path / "m.csv"
+    code, _, err = cuzk(
+        "--profile", "cpu", "prove", "--challenges", "1", "--depth", "1", "--out", out,
+        "--memlog", memlog, "--memlog-interval", interval,
+    )  # fmt: skip
+    assert code == 2 and "must be more than 0 and at most 86400" in err, err
+    assert not out.exists() and not memlog.exists()

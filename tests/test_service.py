@@ -601,6 +601,7 @@ def test_start_with_a_missing_or_corrupt_key_exits_2(tmp_path, key):
         "bad warm-up": ("[engine]\nwarm_up_proofs = 1.5\n", "engine.warm_up_proofs must be"),
         "unknown preload": ("[residency]\npreload = ['y']\n", "residency.preload names 'y'"),
         "too few threads": ("rpc_threads = 8\n", "rpc_threads must be more than 8"),
+        "request over 2 GiB": ("max_request_mib = 2048\n", "max_request_mib must be at most"),
         "trace folder missing": (
             "[engine]\ntrace = 'nowhere/t.jsonl'\n",
             "engine.trace 'nowhere/t.jsonl': the folder",

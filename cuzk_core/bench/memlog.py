@@ -22,6 +22,8 @@ from cuzk_core.bench.errors import BenchError
 from cuzk_core.fileio import atomic_output
 
 DEFAULT_INTERVAL_S = 0.1
+MAX_INTERVAL_S = 86400.0
+"""The longest interval between samples (a day; Event.wait takes at most ~9.2e9 s)."""
 DeviceProbe = Callable[[], int | None]
 """Bytes of device memory in use now, or None when the backend has no device."""
 
@@ -45,8 +47,11 @@ class MemoryLog:
         interval_s: float = DEFAULT_INTERVAL_S,
         device: DeviceProbe | None = None,
     ) -> None:
-        if not interval_s > 0:
-            raise BenchError(f"memory sampling interval {interval_s} s: must be more than 0")
+        if not 0 < interval_s <= MAX_INTERVAL_S:  # also refuses nan; inf overflowed the wait
+            raise BenchError(
+                f"memory sampling interval {interval_s} s: must be more than 0 and at most "
+                f"{MAX_INTERVAL_S:.0f}"
+            )
         self.path = None if path is None else Path(path)
         self.interval_s = interval_s
         self._device = device

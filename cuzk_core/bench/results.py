@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from cuzk_core.bench.errors import BenchError
 from cuzk_core.bench.stats import FigureStats
-from cuzk_core.fileio import write_json_atomic
+from cuzk_core.errors import FormatError
+from cuzk_core.fileio import read_input, write_json_atomic
 
 if TYPE_CHECKING:
     from cuzk_core.bench.runner import VariantRun
@@ -126,12 +127,16 @@ def validate_result(document: Any, path: str | Path = "<result>") -> dict[str, A
     return document
 
 
+MAX_RESULT_BYTES = 256 << 20
+"""The largest results file read: far above any bench's (a few KB to a few MB of samples)."""
+
+
 def read_result(path: str | Path) -> dict[str, Any]:
     """Read and check a results file; unreadable or malformed files are one-line errors."""
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise BenchError(f"{path}: cannot read: {exc.strerror}") from None
+        text = read_input(path, MAX_RESULT_BYTES, "cuzk bench result").decode()
+    except FormatError as exc:
+        raise BenchError(str(exc)) from None
     except UnicodeDecodeError:
         raise BenchError(f"{path}: not a text file, so not a cuzk bench result") from None
     try:

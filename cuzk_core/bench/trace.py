@@ -17,7 +17,8 @@ from typing import Any
 import attrs
 
 from cuzk_core.bench.errors import BenchError
-from cuzk_core.fileio import atomic_output
+from cuzk_core.errors import FormatError
+from cuzk_core.fileio import atomic_output, read_input
 
 MIN_OVERLAP_MS = 0.01
 """Overlaps shorter than this are rounding in the trace, not parallel work."""
@@ -83,12 +84,16 @@ class Trace:
     memory: dict[str, Any] | None = None
 
 
+MAX_TRACE_BYTES = 1 << 30
+"""The largest trace read (a daemon's trace of every job grows; a proof's is a few KB)."""
+
+
 def read_trace(path: str | Path) -> Trace:
     """Every span of a trace written by ``cuzk prove --trace``, and its memory peaks."""
     try:
-        lines = Path(path).read_text().splitlines()
-    except OSError as exc:
-        raise BenchError(f"{path}: cannot read: {exc.strerror}") from None
+        lines = read_input(path, MAX_TRACE_BYTES, "cuzk trace").decode().splitlines()
+    except FormatError as exc:
+        raise BenchError(str(exc)) from None
     except UnicodeDecodeError:
         raise BenchError(f"{path}: not a text file, so not a cuzk trace") from None
     spans = []

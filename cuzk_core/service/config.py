@@ -61,6 +61,8 @@ class ConfigError(CuzkError):
     """The daemon's configuration is unreadable or names a bad key, type or value."""
 
 
+MAX_REQUEST_MIB = 2047
+"""The largest max_request_mib: gRPC's message lengths are 32-bit signed byte counts."""
 RESERVED_RPC_THREADS = 8
 """Threads no waiting call (Prove, AwaitProof) may hold, so that cancel, status and the other
 calls are answered at once while every other thread waits for a job."""
@@ -202,6 +204,11 @@ def build_configs(
         raise ConfigError(
             f"rpc_threads must be more than {RESERVED_RPC_THREADS} (that many are kept for calls "
             f"that do not wait for a job), got {table['rpc_threads']!r}"
+        )
+    if table.get("max_request_mib", 0) > MAX_REQUEST_MIB:
+        raise ConfigError(
+            f"max_request_mib must be at most {MAX_REQUEST_MIB} (gRPC's message limit), got "
+            f"{table['max_request_mib']!r}"
         )
     trace = engine_table.get("trace")
     if trace is not None and not path_of(trace).parent.is_dir():
