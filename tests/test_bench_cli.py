@@ -105,13 +105,13 @@ def test_bench_ab_alternates_two_profiles(tmp_path, capsys):
         (["bench", "msm", "--size", "8", "--runs", "0"], ["--runs 0"]),
         (["bench", "msm", "--size", "8", "--memlog-interval", "0"], ["more than 0"]),
         (["bench", "synth", "--circuit", "nosuch"], ["unknown circuit 'nosuch'"]),
-        (["bench", "compare", "missing-a.json", "missing-b.json"], ["missing-a.json: cannot read"]),
+        (["bench", "compare", "missing-a.json", "missing-b.json"], ["missing-a.json: no such"]),
         (["bench", "isolate", "cpu", *CUBE, "--change", "msm.split01=true"], ["'msm.split01'"]),
         (
             ["bench", "isolate", "cpu", *CUBE, "--change", "debug.sleep_ms.nope=5"],
             ["sleep_ms.nope"],
         ),
-        (["trace", "show", "missing.jsonl"], ["missing.jsonl: cannot read"]),
+        (["trace", "show", "missing.jsonl"], ["missing.jsonl: no such file"]),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragments):

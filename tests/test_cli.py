@@ -333,3 +333,38 @@ def test_errors_have_no_traceback_in_a_real_process(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip() == f"cuzk: error: {tmp_path / 'nope.bin'}: no such file"
+
+
+def test_circuit_options_beside_a_key_either_agree_or_are_refused(small_params, tmp_path, capsys):
+    """With --params the key fixes the circuit: --circuit-seed picks another instance of it,
+    and a --challenges, --depth or --circuit that differs is an error (all were dropped, and a
+    proof of another instance than the one asked for was written). Beside an r1cs or zkey
+    every circuit option is an error."""
+    where = small_params / "circuit.json"
+    spec = json.loads(where.read_text())
+    prove = ["--profile", "cpu", "prove", "--params", str(small_params)]
+    for extra, message in (
+        (["--challenges", "3"], f"--challenges 3: {where} says challenges {spec['challenges']}"),
+        (["--circuit", "nope"], f"--circuit nope: {where} says circuit 'porep-lite'"),
+    ):
+        out = tmp_path / "refused"
+        assert main([*prove, *extra, "--out", str(out)]) == 2
+        assert capsys.readouterr().err.startswith(f"cuzk: error: {message}")
+        assert not out.exists()
+    publics = {}
+    for seed in (None, 9):
+        out = tmp_path / f"seed-{seed}"
+        chosen = [] if seed is None else ["--circuit-seed", str(seed)]
+        same = ["--challenges", str(spec["challenges"])]  # agreeing knobs are fine
+        assert main([*prove, *chosen, *same, "--out", str(out)]) == 0
+        publics[seed] = json.loads((out / "public.json").read_text())
+        assert main(["verify", "--vk", str(out / "vk.bin"), "--proof", str(out / "proof.bin"),
+                     "--public", str(out / "public.json")]) == 0  # fmt: skip
+    assert publics[None] != publics[9]  # another instance: other challenges and root
+    r1cs = Path(__file__).resolve().parent / "fuzz_corpus" / "r1cs" / "seed-one_private.r1cs"
+    capsys.readouterr()
+    code = main(["setup", "--r1cs", str(r1cs), "--depth", "3", "--out", str(tmp_path / "p")])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "cuzk: error: --depth: the circuit comes from the --r1cs file; leave them out\n"
+    )

@@ -279,7 +279,7 @@ def _prove_bench(args: argparse.Namespace) -> ProveBench:
     """Whole proofs of ``--params DIR``'s circuit, or of the circuit options (params cached)."""
     if args.params is not None:
         folder = Path(args.params)
-        spec = params_dir.read_circuit_spec(folder)
+        spec = commands.params_spec(args, folder)
         commands.build_circuit(spec)
     else:
         spec = commands.circuit_spec(args)

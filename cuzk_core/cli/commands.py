@@ -60,10 +60,43 @@ def key_log(args: argparse.Namespace) -> Callable[[str], None]:
     return (lambda message: None) if args.quiet else stderr_log
 
 
+def _given_knobs(args: argparse.Namespace) -> dict[str, Any]:
+    """The circuit knobs given on the command line, by knob name."""
+    knobs = {"challenges": args.challenges, "depth": args.depth, "seed": args.circuit_seed}
+    return {k: v for k, v in knobs.items() if v is not None}
+
+
+DEFAULT_CIRCUIT = "porep-lite"
+"""The embedded circuit without --circuit."""
+_KNOB_FLAGS = {"circuit": "--circuit", "challenges": "--challenges", "depth": "--depth",
+               "seed": "--circuit-seed"}  # fmt: skip
+
+
 def circuit_spec(args: argparse.Namespace) -> dict[str, Any]:
     """The embedded circuit's name and the knobs given on the command line."""
-    knobs = {"challenges": args.challenges, "depth": args.depth, "seed": args.circuit_seed}
-    return {"circuit": args.circuit, **{k: v for k, v in knobs.items() if v is not None}}
+    return {"circuit": args.circuit or DEFAULT_CIRCUIT, **_given_knobs(args)}
+
+
+def params_spec(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    """The circuit a parameters folder records, at the instance ``--circuit-seed`` names; any
+    other circuit option must agree with the folder (they used to be dropped silently)."""
+    spec = params_dir.read_circuit_spec(folder)
+    given = {"circuit": args.circuit, **_given_knobs(args)} if args.circuit else _given_knobs(args)
+    for knob, value in given.items():
+        if knob != "seed" and spec.get(knob) != value:
+            where = folder / params_dir.CIRCUIT_FILE
+            raise CuzkError(
+                f"{_KNOB_FLAGS[knob]} {value}: {where} says {knob} {spec.get(knob)!r}; the key "
+                "fixes the circuit (--circuit-seed alone picks another instance of it)"
+            )
+    return {**spec, **({"seed": args.circuit_seed} if args.circuit_seed is not None else {})}
+
+
+def refuse_circuit_options(args: argparse.Namespace, source: str) -> None:
+    """Circuit options beside a circuit that comes from a file (an r1cs, a zkey) are errors."""
+    given = [_KNOB_FLAGS[k] for k in _given_knobs(args)] + (["--circuit"] if args.circuit else [])
+    if given:
+        raise CuzkError(f"{', '.join(given)}: the circuit comes from {source}; leave them out")
 
 
 def build_circuit(spec: dict[str, Any], where: Path | None = None):
@@ -113,6 +146,8 @@ def _setup_zkey(args: argparse.Namespace, backend: Backend) -> int:
 
 def setup(args: argparse.Namespace) -> int:
     """``cuzk setup``: parameters for a circuit into a folder, or a development zkey."""
+    if args.r1cs is not None:
+        refuse_circuit_options(args, "the --r1cs file")
     if args.zkey is not None:
         return _setup_zkey(args, _backend(args, Timer()))
     if args.out is None:
@@ -161,8 +196,7 @@ def _native_job(args: argparse.Namespace) -> circom.CircomJob:
     """The embedded circuit with its parameters (given, or made once into the cache)."""
     if args.params is not None:
         folder = Path(args.params)
-        spec = params_dir.read_circuit_spec(folder)
-        circuit = build_circuit(spec, folder / params_dir.CIRCUIT_FILE)
+        circuit = build_circuit(params_spec(args, folder), folder / params_dir.CIRCUIT_FILE)
     else:
         circuit = build_circuit(circuit_spec(args))
         folder = cached_params(circuit, args)
@@ -173,6 +207,7 @@ def _native_job(args: argparse.Namespace) -> circom.CircomJob:
 
 def _circom_job(args: argparse.Namespace) -> circom.CircomJob:
     """A circom witness with a snarkjs zkey, or with parameters from ``setup --r1cs``."""
+    refuse_circuit_options(args, "the --zkey or --r1cs file")
     if args.wtns is None:
         raise CuzkError("--zkey and --r1cs need --wtns (the witness from `snarkjs wtns calculate`)")
     if args.zkey is not None:

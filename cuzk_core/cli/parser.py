@@ -160,7 +160,6 @@ def _add_circuit_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("embedded circuit")
     group.add_argument(
         "--circuit",
-        default="porep-lite",
         help=f"circuit name: {', '.join(defaults)} (default porep-lite)",
     )
     porep_lite = defaults["porep-lite"]
