@@ -232,12 +232,18 @@ def _temp_beside(path: Path) -> tuple[int, str]:
 def atomic_output(path: str | Path, mode: str = "wb") -> Iterator[Any]:
     """Open a temp file for writing; it replaces ``path`` only if the block succeeds."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_beside(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _temp_beside(path)
+    except OSError as exc:  # a cache folder that is a file, a read-only place
+        raise OutputError(f"{path}: cannot write there: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, mode) as f:
             yield f
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:  # a folder where the file goes
+            raise OutputError(f"{path}: cannot write there: {exc.strerror or exc}") from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

@@ -32,7 +32,7 @@ from cuzk_core.conformance.inputs import off_subgroup_point, random_points
 from cuzk_core.curve import bulk, serialize
 from cuzk_core.errors import FormatError, OutputError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.fileio import write_together
+from cuzk_core.fileio import write_bytes_atomic, write_together
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.keycheck import G1, G2, check_subgroups
 from cuzk_core.interop.points import g1_from_snarkjs, g2_from_snarkjs
@@ -709,3 +709,19 @@ def test_a_memlog_interval_out_of_range_is_refused_before_any_work(tmp_path, int
     )  # fmt: skip
     assert code == 2 and "must be more than 0 and at most 86400" in err, err
     assert not out.exists() and not memlog.exists()
+
+
+def test_a_cache_folder_that_is_a_file_is_a_one_line_error(tmp_path: Path, monkeypatch):
+    a_file = tmp_path / "cache"
+    a_file.write_text("")
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(a_file))
+    zkey, wtns = tmp_path / "k.zkey", seed("wtns", "one_private.wtns")
+    zkey.write_bytes(seed("zkey", "one_private.zkey").read_bytes())  # a key no test cached
+    code, _, err = cuzk("--profile", "cpu", "prove", "--zkey", zkey, "--wtns", wtns, "--out",
+                        tmp_path / "o")  # fmt: skip
+    last = err.splitlines()[-1]  # after any note of the caches
+    assert code == 2 and "Traceback" not in err, err
+    assert last.startswith(f"cuzk: error: {a_file}/") and "cannot write there" in last, err
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(OutputError, match="cannot write there: Not a directory"):
+        write_bytes_atomic(a_file / "sub" / "x", b"")
