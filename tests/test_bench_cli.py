@@ -112,6 +112,8 @@ def test_bench_ab_alternates_two_profiles(tmp_path, capsys):
             ["sleep_ms.nope"],
         ),
         (["trace", "show", "missing.jsonl"], ["missing.jsonl: no such file"]),
+        (["bench", "compare", "a.json", "b.json", "--json", "."], ["--json .: is a folder"]),
+        (["trace", "show", "missing.jsonl", "--png", "."], ["--png .: is a folder"]),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragments):
@@ -208,3 +210,13 @@ def test_trace_show_marks_overlaps_and_open_spans(tmp_path, capsys):
 def _b_g2_beside(timer: Timer) -> None:
     with timer.span("msm_b_g2", backend="cpu"):
         time.sleep(0.02)
+
+
+@pytest.mark.parametrize(
+    "span",
+    ['"start": NaN, "end": 1', '"start": 1, "end": Infinity', '"start": 1, "end": 0'],
+)
+def test_a_span_that_does_not_run_forward_is_refused(tmp_path, capsys, span):
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"name": "x", ' + span + ', "parent": null}\n')
+    assert_one_line_error(*run(capsys, "trace", "show", trace)[::2], "span 'x' runs from")

@@ -51,6 +51,8 @@ def _span_from(record: Any, where: str) -> TraceSpan:
         end = None if record.get("end") is None else float(record["end"])
     except (KeyError, TypeError, ValueError):
         raise BenchError(f"{where}: not a cuzk span (start and end must be numbers)") from None
+    if not math.isfinite(start) or (end is not None and not (math.isfinite(end) and end >= start)):
+        raise BenchError(f"{where}: span {record['name']!r} runs from {start} to {end}")
     return TraceSpan(record["name"], start, end, record.get("parent"), record.get("backend"))
 
 

@@ -308,6 +308,8 @@ def bench_isolate(args: argparse.Namespace) -> int:
 def bench_compare(args: argparse.Namespace) -> int:
     """``cuzk bench compare``: exit 1 when ``--fail-above`` finds a regression."""
     threshold = None if args.fail_above is None else parse_percent(args.fail_above)
+    if args.json is not None and args.json != "-":
+        check_output_file(args.json, "--json")
     comparison = compare_results(
         read_result(args.a),
         read_result(args.b),
@@ -344,6 +346,7 @@ def trace_show(args: argparse.Namespace) -> int:
     """``cuzk trace show``: the waterfall as text, and as a PNG with ``--png``."""
     if args.width < 10:
         raise BenchError(f"--width {args.width}: at least 10 columns")
+    check_output_file(args.png, "--png")
     trace = read_trace(args.file)
     spans = trace.spans
     print(waterfall(spans, args.width, args.all))
