@@ -220,3 +220,17 @@ def test_a_span_that_does_not_run_forward_is_refused(tmp_path, capsys, span):
     trace = tmp_path / "t.jsonl"
     trace.write_text('{"name": "x", ' + span + ', "parent": null}\n')
     assert_one_line_error(*run(capsys, "trace", "show", trace)[::2], "span 'x' runs from")
+
+
+def _memory_total() -> int:
+    with open("/proc/meminfo") as f:
+        return int(next(line for line in f if line.startswith("MemTotal:")).split()[1]) << 10
+
+
+@pytest.mark.skipif(
+    not Path("/proc/meminfo").exists() or _memory_total() > 256 << 30,
+    reason="a host whose memory might hold a 2^32 G2 MSM's inputs would start timing it",
+)
+def test_a_bench_size_whose_inputs_cannot_fit_is_one_line(capsys):
+    argv = ["bench", "msm", "--curve", "g2", "--size", "2^32", "--runs", "1", "--warmup", "0"]
+    assert_one_line_error(*run(capsys, *argv)[::2], "msm: its inputs do not fit in memory")

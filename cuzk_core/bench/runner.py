@@ -15,6 +15,7 @@ import attrs
 from cuzk_core.backend import Backend
 from cuzk_core.bench.clock import Clock
 from cuzk_core.bench.definitions import Benchmark
+from cuzk_core.bench.errors import BenchError
 from cuzk_core.bench.stats import FigureStats, summarize
 from cuzk_core.hookspecs import BackendInfo
 from cuzk_core.plugins import Plugins
@@ -106,7 +107,11 @@ def run_variants(
         for variant in variants:
             backend = plugins.backend(variant.profile, Timer(level=0))
             info = plugins.backends[backend.name]
-            entry = VariantRun(variant, info, backend, bench.prepare(backend), backend.clock())
+            try:
+                state = bench.prepare(backend)
+            except MemoryError as exc:  # numpy says how much: a size too large for this host
+                raise BenchError(f"{bench.name}: its inputs do not fit in memory ({exc})") from None
+            entry = VariantRun(variant, info, backend, state, backend.clock())
             entries.append(entry)
             entry.check = bench.check(backend, entry.state)
             progress.step(f"check {variant.label}")
