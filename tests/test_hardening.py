@@ -725,3 +725,16 @@ def test_a_cache_folder_that_is_a_file_is_a_one_line_error(tmp_path: Path, monke
     assert not (tmp_path / "o").exists()
     with pytest.raises(OutputError, match="cannot write there: Not a directory"):
         write_bytes_atomic(a_file / "sub" / "x", b"")
+
+
+def test_trace_and_memlog_may_not_overwrite_each_other_or_the_proof(tmp_path: Path):
+    out = tmp_path / "o"
+    for args, message in (
+        (["--trace", tmp_path / "t", "--memlog", tmp_path / "t"], "is the --trace file too"),
+        (["--trace", out / "proof.bin"], "is the command's own output too"),
+        (["--memlog", out / "vk.bin"], "is the command's own output too"),
+    ):
+        code, _, err = cuzk("--profile", "cpu", "prove", "--challenges", "1", "--depth", "1",
+                            "--out", out, *args)  # fmt: skip
+        assert code == 2 and message in err and err.count("\n") == 1, err
+        assert not out.exists() and not (tmp_path / "t").exists()

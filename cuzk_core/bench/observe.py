@@ -3,20 +3,34 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from cuzk_core.backend import Backend
 from cuzk_core.bench.memlog import DEFAULT_INTERVAL_S, MemoryLog
+from cuzk_core.errors import OutputError
 from cuzk_core.fileio import check_output_file
 
 
-def check_observation_outputs(trace: str | Path | None, memlog: str | Path | None) -> None:
+def check_observation_outputs(
+    trace: str | Path | None,
+    memlog: str | Path | None,
+    others: Iterable[Path] = (),
+) -> None:
     """Before the proof: ``--trace`` and ``--memlog`` can be written (see
-    :func:`~cuzk_core.fileio.check_output_file`)."""
+    :func:`~cuzk_core.fileio.check_output_file`), are two files, and are none of the command's
+    ``others`` outputs (one would overwrite the other)."""
     check_output_file(trace, "--trace")
     check_output_file(memlog, "--memlog")
+    taken = {Path(p).absolute(): "the command's own output" for p in others}
+    for path, option in ((trace, "--trace"), (memlog, "--memlog")):
+        if path is None:
+            continue
+        where = Path(path).absolute()
+        if where in taken:
+            raise OutputError(f"{option} {path}: is {taken[where]} too; give another file")
+        taken[where] = f"the {option} file"
 
 
 @contextlib.contextmanager

@@ -225,7 +225,7 @@ def prove(args: argparse.Namespace) -> int:
     is_circom = args.zkey is not None or args.r1cs is not None or args.wtns is not None
     names = [*files.PROOF_FILES, *(SNARKJS_FILES if is_circom else ()), TIMINGS_FILE]
     check_output_folder(out, names)  # outputs, backend and profile fail before any work
-    check_observation_outputs(args.trace, args.memlog)
+    check_observation_outputs(args.trace, args.memlog, [out / name for name in names])
     timer = Timer()
     backend = _backend(args, timer)
     job = _circom_job(args) if is_circom else _native_job(args)
