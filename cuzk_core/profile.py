@@ -50,8 +50,8 @@ bases) buys little, above 24 the one set of buckets outgrows its reduction."""
 MAX_SLEEP_MS = 3_600_000
 """One hour: the longest planted slowdown (a test-only knob; real profiles plant none)."""
 
-_BACKEND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_BACKEND_NAME_ALLOWED = 'a backend name (letters, digits, "_", "-", ".")'
+BACKEND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+BACKEND_NAME_ALLOWED = 'a backend name (letters, digits, "_", "-", ".")'
 _KNOB = "cuzk.knob"
 
 
@@ -192,8 +192,8 @@ class MsmSettings:
         default=B_G2_ON_DEVICE,
         metadata=knob(
             "where B·G2 runs: on the device, or on a CPU backend beside the G1 MSMs",
-            pattern=_BACKEND_NAME,
-            allowed=f'"{B_G2_ON_DEVICE}" or {_BACKEND_NAME_ALLOWED}, e.g. "fastcpu"',
+            pattern=BACKEND_NAME,
+            allowed=f'"{B_G2_ON_DEVICE}" or {BACKEND_NAME_ALLOWED}, e.g. "fastcpu"',
         ),
     )
 
@@ -264,8 +264,8 @@ class Profile:
         default="cpu",
         metadata=knob(
             "the backend that runs every hook (`cuzk backends` lists them)",
-            pattern=_BACKEND_NAME,
-            allowed=_BACKEND_NAME_ALLOWED,
+            pattern=BACKEND_NAME,
+            allowed=BACKEND_NAME_ALLOWED,
         ),
     )
     description: str = attrs.field(

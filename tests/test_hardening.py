@@ -739,3 +739,20 @@ def test_trace_and_memlog_may_not_overwrite_each_other_or_the_proof(tmp_path: Pa
                             "--out", out, *args)  # fmt: skip
         assert code == 2 and message in err and err.count("\n") == 1, err
         assert not list(out.iterdir()) and not (tmp_path / "t").exists()
+
+
+def test_messages_name_the_thing_at_fault(tmp_path: Path):
+    code, _, err = cuzk("backends", "--check", "")
+    assert (code, err) == (
+        2,
+        'cuzk: error: --check \'\': not a backend name (letters, digits, "_", "-", ".")\n',
+    )
+    params = tmp_path / "p"
+    assert (
+        cuzk("--profile", "cpu", "setup", "--challenges", "1", "--depth", "1", "--out", params)[0]
+        == 0
+    )
+    with (params / "params.bin").open("r+b") as f:
+        f.truncate(500)  # shorter than its own verifying key: params.bin is at fault, not vk.bin
+    code, _, err = cuzk("--profile", "cpu", "prove", "--params", params, "--out", tmp_path / "o")
+    assert code == 2 and err.startswith(f"cuzk: error: {params / 'params.bin'}: truncated"), err

@@ -7,6 +7,9 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from cuzk_core.errors import CuzkError
+from cuzk_core.profile import BACKEND_NAME, BACKEND_NAME_ALLOWED
+
 if TYPE_CHECKING:  # the checks import the whole prover: only `cuzk backends` loads them
     from cuzk_core.conformance.checks import Outcome
 
@@ -45,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     """Run every check on backend ``args.check``: 0 when all pass, 1 when a hook fails."""
     from cuzk_core.conformance.checks import CHECKS, REFERENCE, run_check, subject
 
+    if not BACKEND_NAME.fullmatch(args.check):  # else the profile's override named --change
+        raise CuzkError(f"--check {args.check!r}: not {BACKEND_NAME_ALLOWED}")
     checked = subject(args.check)  # BackendUnavailable: one line and exit 2
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     against = "the definitions" if checked.is_reference else REFERENCE

@@ -81,7 +81,12 @@ def read_vk(folder: Path) -> VerifyingKey:
     vk_path, params_path = folder / VK_FILE, folder / PARAMS_FILE
     vk = files.read_vk(vk_path)
     raw, params = map_input(vk_path), map_input(params_path)
-    if len(params) < len(raw) or not np.array_equal(params[: len(raw)], raw):
+    if len(params) < len(raw):  # params.bin starts with its verifying key
+        raise FormatError(
+            f"{params_path}: truncated: {len(params)} bytes, shorter than its verifying key "
+            f"({len(raw)} bytes in {vk_path})"
+        )
+    if not np.array_equal(params[: len(raw)], raw):
         raise FormatError(
             f"{vk_path}: not the verifying key of {params_path} (the folder mixes two keys: "
             "run `cuzk setup` again)"
