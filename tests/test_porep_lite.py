@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cuzk_core.circuits import CIRCUITS, PorepLite, get_circuit
+from cuzk_core.circuits import CIRCUITS, PorepLite, circuit_from_spec, get_circuit
+from cuzk_core.errors import CuzkError
 from cuzk_core.field.constants import FR_MODULUS as R
 from cuzk_core.gadgets.poseidon import poseidon_hash2
 from cuzk_core.r1cs import ConstraintSystem, Variable
@@ -155,3 +156,12 @@ def test_registry() -> None:
         get_circuit("nope")
     with pytest.raises(TypeError):
         get_circuit("porep-lite", width=3)
+
+
+def test_an_unknown_knob_is_named_with_the_allowed_ones():
+    with pytest.raises(CuzkError) as unknown:
+        circuit_from_spec({"circuit": "porep-lite", "challenges": 1, "x": 1}, "p/circuit.json")
+    assert str(unknown.value) == (
+        "p/circuit.json: circuit 'porep-lite': unknown knob 'x' (its knobs: challenges, depth, "
+        "seed)"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -65,6 +66,16 @@ def circuit_from_spec(spec: Mapping[str, Any], where: object = None) -> Circuit:
     """The circuit ``{"circuit": name, knob: value, …}`` names (the command line's knobs or a
     params folder's circuit.json, ``where``), or a one-line CuzkError naming the bad knob."""
     knobs = {k: v for k, v in spec.items() if k != "circuit"}
+    cls = CIRCUITS.get(spec["circuit"]) if isinstance(spec["circuit"], str) else None
+    if cls is not None:
+        allowed = [k for k in inspect.signature(cls).parameters if not k.startswith("_")]
+        unknown = sorted(set(knobs) - set(allowed))
+        if unknown:
+            prefix = f"{where}: " if where is not None else ""
+            raise CuzkError(
+                f"{prefix}circuit {shown(spec['circuit'])}: unknown knob {unknown[0]!r} "
+                f"(its knobs: {', '.join(allowed)})"
+            )
     try:
         return get_circuit(spec["circuit"], **knobs)
     except (KeyError, TypeError, ValueError) as exc:
