@@ -368,3 +368,15 @@ def test_circuit_options_beside_a_key_either_agree_or_are_refused(small_params, 
     assert capsys.readouterr().err == (
         "cuzk: error: --depth: the circuit comes from the --r1cs file; leave them out\n"
     )
+
+
+def test_params_from_an_r1cs_without_the_r1cs_say_what_to_add(tmp_path, capsys):
+    r1cs = Path(__file__).resolve().parent / "fuzz_corpus" / "r1cs" / "seed-one_private.r1cs"
+    params = tmp_path / "p"
+    assert main(["-q", "setup", "--r1cs", str(r1cs), "--out", str(params), "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main(["-q", "prove", "--params", str(params), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == (
+        f"cuzk: error: {params}: made by `cuzk setup --r1cs`; prove with --params {params} "
+        "--r1cs FILE --wtns FILE\n"
+    )

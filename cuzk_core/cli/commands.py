@@ -81,6 +81,11 @@ def params_spec(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """The circuit a parameters folder records, at the instance ``--circuit-seed`` names; any
     other circuit option must agree with the folder (they used to be dropped silently)."""
     spec = params_dir.read_circuit_spec(folder)
+    if spec["circuit"] == circom.CIRCOM_CIRCUIT:
+        raise CuzkError(
+            f"{folder}: made by `cuzk setup --r1cs`; prove with --params {folder} --r1cs FILE "
+            "--wtns FILE"
+        )
     given = {"circuit": args.circuit, **_given_knobs(args)} if args.circuit else _given_knobs(args)
     for knob, value in given.items():
         if knob != "seed" and spec.get(knob) != value:
