@@ -246,6 +246,9 @@ def test_concurrent_clients_lose_and_duplicate_nothing(daemons, key):
         assert (status.done, status.failed, status.queued) == (clients * per_client, 0, 0)
         again = client.submit(_job(0, idempotency_key="c0-0"))
         assert not again.created and again.job_id == results[0].job_id
+        with pytest.raises(ServiceError, match="whose seed differs") as conflict:
+            client.submit(_job(5, idempotency_key="c0-0"))  # another instance, the same key
+        assert conflict.value.code is grpc.StatusCode.ALREADY_EXISTS
         metrics = client.metrics()
     assert f'cuzk_jobs_finished_total{{key="k",state="done"}} {clients * per_client}.0' in metrics
     assert 'cuzk_job_phase_seconds_count{phase="gpu"}' in metrics

@@ -6,6 +6,7 @@ here knows about gRPC.
 
 from cuzk_core.engine.engine import Engine, EngineConfig, EngineListener, EngineStatus
 from cuzk_core.engine.jobs import (
+    IdempotencyConflict,
     JobError,
     JobInput,
     JobRecord,
@@ -26,6 +27,7 @@ __all__ = [
     "EngineConfig",
     "EngineListener",
     "EngineStatus",
+    "IdempotencyConflict",
     "JobError",
     "JobInput",
     "JobRecord",

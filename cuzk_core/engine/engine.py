@@ -25,6 +25,7 @@ import attrs
 from cuzk_core.backend import Backend
 from cuzk_core.engine.handoff import PIPELINE_DEPTH, SEQUENTIAL_DEPTH, Handoff
 from cuzk_core.engine.jobs import (
+    IdempotencyConflict,
     JobCancelled,
     JobError,
     JobInput,
@@ -85,8 +86,33 @@ def admit(
     if request.idempotency_key is not None:
         existing = store.get_by_idempotency(request.idempotency_key)
         if existing is not None:
+            differs = _differs(existing, request)
+            if differs:
+                raise IdempotencyConflict(
+                    f"idempotency key {request.idempotency_key!r} is job {existing.job_id}, whose "
+                    f"{differs} differs from this request's; a new request needs a new key"
+                )
             return Ticket(existing.job_id, False, 0)
     return request
+
+
+def _differs(existing: JobRecord, request: JobRequest) -> str:
+    """What of ``request`` is not what made ``existing`` ("" when nothing is): a retry with
+    the same idempotency key must be the same request, or its result would answer another."""
+    if existing.key_id != request.key_id:
+        return "key"
+    old, new = existing.input, request.input
+    if (old.circuit_seed, old.seed) != (new.circuit_seed, new.seed):
+        return "seed"
+    if request.witness_upload is not None:
+        try:
+            same = old.witness_path is not None and (
+                Path(old.witness_path).read_bytes() == request.witness_upload
+            )
+        except OSError:  # swept with its result: nothing to compare against
+            same = True
+        return "" if same else "witness"
+    return "" if old.witness_path == new.witness_path else "witness"
 
 
 @attrs.frozen

@@ -55,6 +55,10 @@ class PathRefused(JobError):
     """An input path outside the configured input roots (or with no roots configured)."""
 
 
+class IdempotencyConflict(JobError):
+    """An idempotency key seen before, sent with another request."""
+
+
 class QueueFull(CuzkError):
     """The queue holds ``max_queued`` jobs already; the client should retry later."""
 

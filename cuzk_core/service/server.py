@@ -26,6 +26,7 @@ import grpc
 from cuzk_core.engine import (
     Engine,
     EngineConfig,
+    IdempotencyConflict,
     JobError,
     JobInput,
     JobRecord,
@@ -73,6 +74,7 @@ _CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (UnknownJob, grpc.StatusCode.NOT_FOUND),
     (UnknownKey, grpc.StatusCode.NOT_FOUND),
     (PathRefused, grpc.StatusCode.PERMISSION_DENIED),
+    (IdempotencyConflict, grpc.StatusCode.ALREADY_EXISTS),
     (QueueFull, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (TooManyWaiting, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (KeyTooLarge, grpc.StatusCode.RESOURCE_EXHAUSTED),
