@@ -8,7 +8,7 @@ from cuzk_core.engine import Engine, EngineConfig
 from cuzk_core.fleet.head import FleetConfig, FleetEngine
 from cuzk_core.service.config import ServerConfig
 from cuzk_core.service.metrics import Metrics
-from cuzk_core.service.server import build_server, check_listen, release, run_until_signalled
+from cuzk_core.service.server import check_listen, run_until_signalled, start_serving
 
 
 def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: FleetConfig) -> int:
@@ -17,18 +17,9 @@ def run_fleet(server_config: ServerConfig, engine_config: EngineConfig, fleet: F
     token = check_listen(server_config)
     metrics = Metrics()
     engine = FleetEngine(engine_config, fleet, listener=metrics)
-    server = None
-    try:
-        # The servicer calls only what FleetEngine answers: submit, get, await_job, cancel,
-        # verifying_key, preload, evict, status.
-        server, address = build_server(cast(Engine, engine), metrics, server_config, token)
-        engine.start()
-        server.start()
-    except BaseException:
-        if server is not None:
-            release(server, server_config)
-        engine.shutdown()
-        raise
+    # The servicer calls only what FleetEngine answers: submit, get, await_job, cancel,
+    # verifying_key, preload, evict, status.
+    server, address = start_serving(cast(Engine, engine), metrics, server_config, token)
     keys = ", ".join(sorted(engine_config.keys)) or "none"
     where = fleet.ray_address or "a local cluster"
     banner = (

@@ -102,6 +102,11 @@ _ENGINE = {
     "trace": str,
     "warm_up_proofs": "count",
 }
+_BOUNDS: dict[str, tuple[float | None, float | None, str]] = {
+    "rpc_threads": (RESERVED_RPC_THREADS, None, "that many are kept for calls that do not wait"),
+    "max_request_mib": (None, MAX_REQUEST_MIB, "gRPC's message limit"),
+}
+"""Numbers with a bound beyond their sign, by dotted key: (above, at most, why)."""
 _RESIDENCY = {"budget_mib": "positive", "preload": list}
 _KEY = {"params": str, "zkey": str}
 _INPUTS = {"roots": list}
@@ -120,6 +125,15 @@ def _check(table: dict[str, Any], schema: dict[str, Any], where: str, prefix: st
             if not ok:
                 sign = "> 0" if kind == "positive" else "≥ 0"
                 raise ConfigError(f"{where}: {dotted} must be a number {sign}, got {value!r}")
+            above, at_most, why = _BOUNDS.get(dotted, (None, None, ""))
+            if above is not None and value <= above:
+                raise ConfigError(
+                    f"{where}: {dotted} must be more than {above} ({why}), got {value!r}"
+                )
+            if at_most is not None and value > at_most:
+                raise ConfigError(
+                    f"{where}: {dotted} must be at most {at_most} ({why}), got {value!r}"
+                )
         elif kind == "count":
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{where}: {dotted} must be a whole number ≥ 0, got {value!r}")
@@ -200,16 +214,6 @@ def build_configs(
             known = ", ".join(sorted(specs)) or "none"
             raise ConfigError(f"residency.preload names {key_id!r}, not a configured key ({known})")
 
-    if table.get("rpc_threads", RESERVED_RPC_THREADS + 1) <= RESERVED_RPC_THREADS:
-        raise ConfigError(
-            f"rpc_threads must be more than {RESERVED_RPC_THREADS} (that many are kept for calls "
-            f"that do not wait for a job), got {table['rpc_threads']!r}"
-        )
-    if table.get("max_request_mib", 0) > MAX_REQUEST_MIB:
-        raise ConfigError(
-            f"max_request_mib must be at most {MAX_REQUEST_MIB} (gRPC's message limit), got "
-            f"{table['max_request_mib']!r}"
-        )
     trace = engine_table.get("trace")
     if trace is not None and not path_of(trace).parent.is_dir():
         folder = path_of(trace).parent

@@ -299,13 +299,14 @@ def _claim_socket(path: Path) -> None:
 def check_listen(config: ServerConfig) -> str | None:
     """The bearer token calls must carry (None: none needed), after checking that TCP has
     one; done before anything starts, so a bad address or token file costs nothing."""
-    if unix_path(config.listen) is None:
+    tcp = unix_path(config.listen) is None
+    if tcp:
         host, _, port = config.listen.rpartition(":")
         if not host or not port.isascii() or not port.isdigit() or int(port) > 65535:
             raise ConfigError(f"--listen {config.listen}: expected HOST:PORT, PORT 0–65535")
     if config.token_file is not None:
         return read_token(config.token_file)
-    if unix_path(config.listen) is None:
+    if tcp:
         raise ConfigError(
             f"--listen {config.listen}: TCP needs --token-file (or listen on a unix socket)"
         )
@@ -376,22 +377,31 @@ def release(server: grpc.Server, config: ServerConfig) -> None:
             sock.unlink()
 
 
+def start_serving(
+    engine: Engine, metrics: Metrics, config: ServerConfig, token: str | None
+) -> tuple[grpc.Server, str]:
+    """Bind the server, start ``engine``, then take calls; if any step fails, what started is
+    stopped and the socket removed."""
+    server = None
+    try:
+        server, address = build_server(engine, metrics, config, token)
+        engine.start()
+        server.start()
+    except BaseException:
+        if server is not None:
+            release(server, config)
+        engine.shutdown()
+        raise
+    return server, address
+
+
 def serve(server_config: ServerConfig, engine_config: EngineConfig) -> int:
     """Run the daemon until SIGTERM or SIGINT; in-flight jobs finish before it exits. The
     line saying where it listens goes to stderr once it accepts calls."""
     token = check_listen(server_config)
     metrics = Metrics()
     engine = Engine(engine_config, listener=metrics)
-    server = None
-    try:
-        server, address = build_server(engine, metrics, server_config, token)
-        engine.start()
-        server.start()
-    except BaseException:
-        if server is not None:
-            release(server, server_config)
-        engine.shutdown()
-        raise
+    server, address = start_serving(engine, metrics, server_config, token)
     keys = ", ".join(sorted(engine_config.keys)) or "none"
     banner = (
         f"cuzk serve: listening on {address} "
