@@ -66,6 +66,11 @@ def _given_knobs(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in knobs.items() if v is not None}
 
 
+def _given_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--circuit`` (when given) and the knobs given, by knob name."""
+    return {**({"circuit": args.circuit} if args.circuit else {}), **_given_knobs(args)}
+
+
 DEFAULT_CIRCUIT = "porep-lite"
 """The embedded circuit without --circuit."""
 _KNOB_FLAGS = {"circuit": "--circuit", "challenges": "--challenges", "depth": "--depth",
@@ -86,8 +91,7 @@ def params_spec(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             f"{folder}: made by `cuzk setup --r1cs`; prove with --params {folder} --r1cs FILE "
             "--wtns FILE"
         )
-    given = {"circuit": args.circuit, **_given_knobs(args)} if args.circuit else _given_knobs(args)
-    for knob, value in given.items():
+    for knob, value in _given_options(args).items():
         if knob != "seed" and spec.get(knob) != value:
             where = folder / params_dir.CIRCUIT_FILE
             raise CuzkError(
@@ -99,7 +103,7 @@ def params_spec(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
 
 def refuse_circuit_options(args: argparse.Namespace, source: str) -> None:
     """Circuit options beside a circuit that comes from a file (an r1cs, a zkey) are errors."""
-    given = [_KNOB_FLAGS[k] for k in _given_knobs(args)] + (["--circuit"] if args.circuit else [])
+    given = [_KNOB_FLAGS[k] for k in _given_options(args)]
     if given:
         raise CuzkError(f"{', '.join(given)}: the circuit comes from {source}; leave them out")
 
