@@ -66,9 +66,19 @@ class _AffineBatch:
         raise NotImplementedError
 
     @classmethod
+    def elements_per_point(cls) -> int:
+        """Fq elements in a point: 2 in G1, 4 in G2."""
+        return int(np.prod(cls.POINT_SHAPE)) // FQ_LIMBS
+
+    def element_rows(self) -> np.ndarray:
+        """``coords`` as ``(n, elements a point, FQ_LIMBS)``: the shape stated, as a reshape
+        with -1 cannot be for a batch of no points."""
+        return self.coords.reshape(len(self), self.elements_per_point(), FQ_LIMBS)
+
+    @classmethod
     def from_points(cls, points: Sequence) -> Self:
         """Build a batch from affine tuples; ``None`` is the point at infinity."""
-        per_point = int(np.prod(cls.POINT_SHAPE)) // FQ_LIMBS
+        per_point = cls.elements_per_point()
         zero = bytes(per_point * _FQ_BYTES)
         chunks, infinity = [], []
         for point in points:
@@ -88,7 +98,7 @@ class _AffineBatch:
 
     def to_points(self) -> list:
         """The batch as affine tuples, ``None`` for infinity."""
-        per_point = int(np.prod(self.POINT_SHAPE)) // FQ_LIMBS
+        per_point = self.elements_per_point()
         data = np.ascontiguousarray(self.coords, dtype="<u8").tobytes()
         step = per_point * _FQ_BYTES
         offsets = [k * _FQ_BYTES for k in range(per_point)]

@@ -64,8 +64,7 @@ def _check_on_curve(batch: G1Affines | G2Affines, off_curve, what: str, first: i
     that is 2 µs (G1) to 6 µs (G2) each on one core, so the check runs in numpy instead (the
     snarkjs reader's Montgomery products, interop/montgomery.py), chunk by chunk on every core.
     """
-    per_point = int(np.prod(batch.POINT_SHAPE)) // FQ_LIMBS  # explicit: -1 fails on no points
-    coords = batch.coords.reshape(len(batch), per_point, FQ_LIMBS)
+    coords = batch.element_rows()
 
     def check(start: int) -> str | None:
         finite = np.nonzero(~batch.infinity[start : start + CHUNK_POINTS])[0]

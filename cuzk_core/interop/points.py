@@ -194,10 +194,7 @@ def _encode_chunk(coords: np.ndarray, start: int, out: np.ndarray) -> None:
 
 def _encode(batch: G1Affines | G2Affines, size: int) -> np.ndarray:
     """``(n, size)`` snarkjs bytes of a batch; points at infinity are all zero."""
-    per_point = int(np.prod(batch.POINT_SHAPE)) // FQ_LIMBS  # explicit: -1 fails on no points
-    coords = np.ascontiguousarray(batch.coords, dtype=np.uint64).reshape(
-        len(batch), per_point, FQ_LIMBS
-    )
+    coords = np.ascontiguousarray(batch.element_rows(), dtype=np.uint64)
     out = np.zeros((len(batch), size), dtype=np.uint8)
     on_every_core(len(batch), lambda start: _encode_chunk(coords, start, out))
     out[np.asarray(batch.infinity, dtype=bool)] = 0
