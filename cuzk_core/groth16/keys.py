@@ -132,6 +132,8 @@ def query_indices(matrix: SparseMatrix, num_vars: int) -> np.ndarray:
     return found[1]
 
 
+VERIFYING_POINTS = ("alpha_g1", "beta_g2", "gamma_g2", "delta_g2")
+"""The points a verification pairs with (all a snarkjs verification_key.json holds besides IC)."""
 NONZERO_VK_POINTS = ("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2")
 """The verifying key's points that no setup makes the point at infinity. With γ or δ there, a
 pairing factor is 1 and a proof can be forged for any public inputs."""

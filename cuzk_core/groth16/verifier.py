@@ -13,7 +13,13 @@ from cuzk_core.curve.g1 import (
 from cuzk_core.curve.g2 import g2_in_subgroup
 from cuzk_core.errors import CuzkError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.groth16.keys import Proof, VerifyingKey, degenerate, infinite_vk_point
+from cuzk_core.groth16.keys import (
+    VERIFYING_POINTS,
+    Proof,
+    VerifyingKey,
+    degenerate,
+    infinite_vk_point,
+)
 from cuzk_core.pairing import pairing_product_is_one
 
 
@@ -31,7 +37,7 @@ def _neg_affine(point):
 
 def verify_proof(vk: VerifyingKey, proof: Proof, public_inputs: list[int]) -> tuple[bool, str]:
     """Check a proof whose points are already known valid; returns (ok, reason when not)."""
-    infinite = infinite_vk_point(vk, ("alpha_g1", "beta_g2", "gamma_g2", "delta_g2"))
+    infinite = infinite_vk_point(vk, VERIFYING_POINTS)
     if infinite is not None:  # the readers refuse such keys; this guards the library's callers
         return False, f"the verifying key's {degenerate(infinite)}"
     if len(public_inputs) != vk.num_public:

@@ -18,7 +18,13 @@ from cuzk_core.curve.g2 import G2Affine, g2_in_subgroup
 from cuzk_core.errors import FormatError, shown
 from cuzk_core.field.constants import FQ_MODULUS
 from cuzk_core.fileio import json_bytes, read_json, read_start, write_json_atomic
-from cuzk_core.groth16.keys import Proof, VerifyingKey, degenerate, infinite_vk_point
+from cuzk_core.groth16.keys import (
+    VERIFYING_POINTS,
+    Proof,
+    VerifyingKey,
+    degenerate,
+    infinite_vk_point,
+)
 from cuzk_core.pairing import pairing
 
 PROTOCOL = "groth16"
@@ -260,7 +266,7 @@ def read_vk_json(path: str | Path) -> VerifyingKey:
         delta_g2=reader.g2(reader.field("vk_delta_2"), "vk_delta_2"),
         ic=[reader.g1(p, f"IC[{i}]") for i, p in enumerate(ic_values)],
     )
-    infinite = infinite_vk_point(vk, tuple(_JSON_VK_POINTS))
+    infinite = infinite_vk_point(vk, VERIFYING_POINTS)
     if infinite is not None:
         raise reader.error(f'"{_JSON_VK_POINTS[infinite]}": {degenerate(infinite)}')
     return vk
