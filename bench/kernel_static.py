@@ -17,7 +17,6 @@ or PyPI's ``nvidia-cuda-cuobjdump`` wheel (``nvidia/cu13/bin/cuobjdump`` inside 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cuzk_backend_gpu.kernels import COMPILE_OPTIONS, assemble
+from cuzk_core.fileio import write_json_atomic
 
 _ENTRY = re.compile(r"Compiling entry function '(\w+)'")
 _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
@@ -202,9 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             "commit": _line(["git", "describe", "--always", "--dirty"]),
             "variants": [{"defines": d, "kernels": r} for d, r in zip(sets, results, strict=True)],
         }
-        tmp = args.out.with_name(args.out.name + ".tmp")
-        tmp.write_text(json.dumps(record, indent=1))
-        tmp.replace(args.out)
+        write_json_atomic(args.out, record)
     return 0
 
 
