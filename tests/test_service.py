@@ -485,6 +485,28 @@ def test_clients_that_disconnect_mid_await_free_their_threads(daemons, key):
         _check_proof(client.await_proof(job))
 
 
+def test_a_prove_whose_client_leaves_is_cancelled_unless_it_can_come_back(daemons, key):
+    """A Prove call past its deadline: without an idempotency key its job is cancelled (no one
+    holds its id); with one, the job goes on and the same call again gets its proof."""
+    daemon = daemons(key, slow_ms=1500)
+    with daemon.client() as client:
+        channel = grpc.insecure_channel(daemon.address)
+        stub = rpc.ProverStub(channel)
+        with pytest.raises(grpc.RpcError) as left:
+            stub.Prove(_job(1), timeout=0.3)
+        assert left.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        deadline = time.monotonic() + 10
+        while client.status().cancelled != 1:
+            assert time.monotonic() < deadline, "the orphaned job was not cancelled"
+            time.sleep(0.1)
+        with pytest.raises(grpc.RpcError):
+            stub.Prove(_job(2, idempotency_key="again"), timeout=0.3)
+        channel.close()
+        _check_proof(client.prove(_job(2, idempotency_key="again")))
+        now = client.status()
+        assert (now.cancelled, now.done) == (1, 1)
+
+
 def test_waiting_calls_leave_threads_for_cancel_and_status(daemons, key):
     """rpc_threads = 10 leaves 2 places for calls that wait for a job: a third waiter is
     refused at once (a Prove before its job is queued), and cancel and status are answered

@@ -184,10 +184,15 @@ class ProverServicer(rpc.ProverServicer):
             return self._result(self._await(request.job_id, request.timeout_ms, context))
 
     def Prove(self, request, context):
-        """Queue a job and wait for it."""
+        """Queue a job and wait for it. A client that leaves first (its deadline, a cancel)
+        never learned the job's id: without an idempotency key to come back with, nobody
+        could fetch the proof, so the job is cancelled rather than proved for no one."""
         with self._errors(context), self._waiter():  # refused before the job is queued
             ticket = self.engine.submit(job_request(request))
-            return self._result(self._await(ticket.job_id, 0, context))
+            record = self._await(ticket.job_id, 0, context)
+            if not record.state.final and not request.idempotency_key and not context.is_active():
+                record, _ = self.engine.cancel(ticket.job_id)
+            return self._result(record)
 
     def CancelProof(self, request, context):
         """Cancel a job."""
