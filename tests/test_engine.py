@@ -5,6 +5,7 @@ cancellation; every proof checked by the verifier."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import sqlite3
 import threading
 import time
@@ -509,6 +510,37 @@ def test_a_zkey_job_whose_witness_does_not_satisfy_the_circuit_fails(tmp_path):
         _verified(engine, right.job_id)
     finally:
         engine.shutdown()
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_zkey_proofs_are_checked_in_worker_processes_or_on_the_prover_thread(tmp_path, workers):
+    """``check_workers`` processes verify zkey jobs' proofs (spawned only for an engine with a
+    zkey key, gone at shutdown); with 0 stage 2 verifies them itself. Either way good proofs
+    are kept and a bad witness fails its job with the verifier's reason."""
+    corpus = Path(__file__).resolve().parent / "fuzz_corpus"
+    zkey = tmp_path / "k.zkey"
+    zkey.write_bytes((corpus / "zkey" / "seed-one_private.zkey").read_bytes())
+    good = (corpus / "wtns" / "seed-one_private.wtns").read_bytes()
+    bad = bytearray(good)
+    bad[-32] = 28  # the last value, 3^3, one more
+    profile = load_profile(str(_profile(tmp_path)))
+    specs = {"zk": check_key("zk", KeyKind.ZKEY, zkey)}
+    before = set(multiprocessing.active_children())
+    config = EngineConfig(tmp_path / "state", profile, specs, 1 << 30, check_workers=workers)
+    engine = Engine(config)
+    engine.start()
+    try:
+        assert len(set(multiprocessing.active_children()) - before) == workers
+        jobs = [engine.submit(JobRequest("zk", JobInput(), witness_upload=good)) for _ in "abc"]
+        wrong = engine.submit(JobRequest("zk", JobInput(), witness_upload=bytes(bad)))
+        for job in jobs:
+            _verified(engine, job.job_id)
+        failed = engine.await_job(wrong.job_id, timeout_s=60)
+        assert failed.state is JobState.FAILED
+        assert "does not verify against its own verifying key" in failed.error
+    finally:
+        engine.shutdown()
+    assert set(multiprocessing.active_children()) <= before
 
 
 def test_the_stages_outlive_a_trace_or_store_that_cannot_be_written(tmp_path, keys, capsys):

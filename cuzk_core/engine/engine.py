@@ -4,19 +4,23 @@ Stage 1 (a CPU thread) takes the next job and synthesizes it; stage 2 (another t
 the job's key and runs the backend's phases. The stages meet in a bounded :class:`Handoff`: with
 ``pipeline`` on it has :data:`PIPELINE_DEPTH` places, so synthesis of job N+1 runs while job N
 is in stage 2; with it off :data:`SEQUENTIAL_DEPTH`, so a job starts only when the one before
-has finished (the A/B baseline). The engine is a library: the gRPC service and the CLI are thin
-layers over it.
+has finished (the A/B baseline). A zkey job's proof is verified in ``check_workers`` processes
+(Python's pairing holds the GIL), so stage 2 goes on to the next job meanwhile. The engine is a
+library: the gRPC service and the CLI are thin layers over it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
+import queue
 import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +48,7 @@ from cuzk_core.engine.scheduler import QueuedJob, Scheduler
 from cuzk_core.engine.store import JobStore
 from cuzk_core.errors import CuzkError
 from cuzk_core.groth16.keys import VerifyingKey
+from cuzk_core.groth16.prover import ProofResult
 from cuzk_core.groth16.verifier import check_own_proof
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import Profile
@@ -52,6 +57,8 @@ from cuzk_core.timing import Timer
 
 SYNTHESIS = "synthesis"
 KEY_LOAD = "load_params"
+CHECK_PROOF = "check_proof"
+"""The span of a zkey job's proof verification."""
 SWEEP_INTERVAL_S = 30.0
 
 
@@ -133,6 +140,11 @@ class EngineConfig:
     fetched_ttl_s: float = 600.0
     input_roots: tuple[Path, ...] = ()
     trace_path: Path | None = None
+    check_workers: int = 2
+    """Processes that verify zkey jobs' proofs beside stage 2 and each other (a pairing check
+    in Python: ~30 ms that would hold the GIL); 0 verifies on stage 2's thread. The processes
+    are spawned only for zkey keys, so a program starting such an engine guards its entry point
+    (``if __name__ == "__main__"``), as multiprocessing's spawn needs; ``cuzk serve`` does."""
     warm_up_proofs: int = 2
     """Throwaway proofs of each preloaded embedded-circuit key that :meth:`Engine.start` makes
     through both stages before it returns (see :class:`_WarmUp`)."""
@@ -237,6 +249,8 @@ class Engine:
         self._roots = tuple(root.resolve() for root in config.input_roots)
         depth = PIPELINE_DEPTH if config.pipeline else SEQUENTIAL_DEPTH
         self._handoff: Handoff[tuple[_Live | _WarmUp, Backend, Prepared]] = Handoff(depth)
+        self._checks: queue.SimpleQueue[tuple[_Live, ProofResult] | None] = queue.SimpleQueue()
+        self._checkers: ProcessPoolExecutor | None = None
         self._warm_ups: list[_WarmUp] = []
         self._live: dict[str, _Live] = {}
         self._cancelled: set[str] = set()
@@ -268,10 +282,20 @@ class Engine:
             self.residency.preload(key_id)
             if self.residency.spec(key_id).kind is KeyKind.PARAMS:  # a zkey's jobs bring witnesses
                 self._warm_ups += [_WarmUp(key_id) for _ in range(self.config.warm_up_proofs)]
+        checkers = []
+        workers = self.config.check_workers
+        if workers and any(spec.kind is KeyKind.ZKEY for spec in self.config.keys.values()):
+            # spawned, not forked: the parent may hold a GPU context
+            spawn = multiprocessing.get_context("spawn")
+            self._checkers = ProcessPoolExecutor(workers, mp_context=spawn)
+            for ready in [self._checkers.submit(_ready) for _ in range(workers)]:
+                ready.result()  # started and imported now, not in the first job
+            checkers = [(f"cuzk-checker-{i}", self._checker_loop) for i in range(workers)]
         for name, target in (
             ("cuzk-synthesis", self._synthesis_loop),
             ("cuzk-prover", self._prover_loop),
             ("cuzk-sweeper", self._sweep_loop),
+            *checkers,
         ):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -291,11 +315,17 @@ class Engine:
         self._stopping.set()
         self.scheduler.close()
         if self._threads:
-            synthesis, prover, sweeper = self._threads
+            synthesis, prover, sweeper, *checkers = self._threads
             synthesis.join()
             self._handoff.close()
             prover.join()
+            for _ in checkers:
+                self._checks.put(None)
+            for checker in checkers:
+                checker.join()
             sweeper.join()
+        if self._checkers is not None:
+            self._checkers.shutdown()
         with self._finished:
             self._finished.notify_all()
         self.residency.close()
@@ -494,18 +524,55 @@ class Engine:
                     record.input.seed,
                     _CancelPoint(self._cancelled, record.job_id),
                 )
-            if prepared.assignment is None:
-                # A zkey job's witness was never checked (the key has no C rows): its proof is
-                # verified before it is kept, as `cuzk prove` does.
-                spec = self.residency.spec(record.key_id)
-                vk = self.verifying_key(record.key_id)
-                check_own_proof(vk, result.proof, result.public_inputs, str(spec.path))
-            finished = time.time()
-            timings = self._timings(live, finished)
-            self.store.finish(record.job_id, result.proof.to_bytes(), result.public_inputs, timings)
         except JobCancelled as stop:
             self._finish_cancelled(live, str(stop))
             return
+        except Exception as exc:
+            self._fail(live, exc)
+            return
+        if prepared.assignment is None:
+            # A zkey job's witness was never checked (the key has no C rows): its proof is
+            # verified before it is kept, as `cuzk prove` does.
+            if self._checkers is None:
+                self._check(live, result)
+            else:
+                self._checks.put((live, result))  # this thread goes on meanwhile
+        else:
+            self._keep(live, result)
+
+    def _checker_loop(self) -> None:
+        while True:
+            item = self._checks.get()
+            if item is None:
+                return
+            try:
+                self._check(*item)
+            except Exception as exc:  # the thread outlives any job (the store's errors too)
+                _say(f"checker: {_reason(exc)}")
+
+    def _check(self, live: _Live, result: ProofResult) -> None:
+        try:
+            key_id = live.record.key_id
+            with live.timer.span(CHECK_PROOF):
+                vk = self.verifying_key(key_id)
+                path = str(self.residency.spec(key_id).path)
+                args = (vk, result.proof, result.public_inputs, path)
+                if self._checkers is None:
+                    check_own_proof(*args)
+                else:
+                    self._checkers.submit(check_own_proof, *args).result()
+        except Exception as exc:
+            self._fail(live, exc)
+            return
+        self._keep(live, result)
+
+    def _keep(self, live: _Live, result: ProofResult) -> None:
+        """Store a finished job's proof and end it."""
+        try:
+            timings = self._timings(live, time.time())
+            self.store.finish(
+                live.record.job_id, result.proof.to_bytes(), result.public_inputs, timings
+            )
         except Exception as exc:
             self._fail(live, exc)
             return
@@ -595,6 +662,10 @@ class Engine:
         self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
         while not self._stopping.wait(SWEEP_INTERVAL_S):
             self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
+
+
+def _ready() -> None:
+    """A checker process's first task: it exists and has imported the verifier."""
 
 
 def _say(line: str) -> None:

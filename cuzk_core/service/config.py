@@ -23,6 +23,8 @@ allowed (exit status 2)::
     trace = "trace.jsonl"    # every job's spans on one clock, for `cuzk trace show`
     warm_up_proofs = 2       # throwaway proofs of each preloaded embedded-circuit key at start
                              # (`cuzk serve`; a fleet's workers preload when the head asks)
+    check_workers = 2        # processes verifying zkey jobs' proofs beside the prover (0: on
+                             # the prover's thread)
 
     [residency]
     budget_mib = 4096        # hot keys' memory
@@ -101,6 +103,7 @@ _ENGINE = {
     "fetched_ttl_s": "positive",
     "trace": str,
     "warm_up_proofs": "count",
+    "check_workers": "count",
 }
 _BOUNDS: dict[str, tuple[float | None, float | None, str]] = {
     "rpc_threads": (RESERVED_RPC_THREADS, None, "that many are kept for calls that do not wait"),
@@ -233,6 +236,7 @@ def build_configs(
         fetched_ttl_s=float(engine_table.get("fetched_ttl_s", 600)),
         input_roots=tuple(path_of(r) for r in table.get("inputs", {}).get("roots", ())),
         warm_up_proofs=engine_table.get("warm_up_proofs", 2),
+        check_workers=engine_table.get("check_workers", 2),
         trace_path=None if trace is None else path_of(trace),
     )
     token = Path(token_file).absolute() if token_file else None
