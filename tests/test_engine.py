@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import sqlite3
 import threading
 import time
@@ -538,6 +539,15 @@ def test_zkey_proofs_are_checked_in_worker_processes_or_on_the_prover_thread(tmp
         failed = engine.await_job(wrong.job_id, timeout_s=60)
         assert failed.state is JobState.FAILED
         assert "does not verify against its own verifying key" in failed.error
+        if workers:  # a checker process killed: its job is still checked, and new ones start
+            os.kill(next(iter(set(multiprocessing.active_children()) - before)).pid, 9)
+            _verified(
+                engine, engine.submit(JobRequest("zk", JobInput(), witness_upload=good)).job_id
+            )
+            _verified(
+                engine, engine.submit(JobRequest("zk", JobInput(), witness_upload=good)).job_id
+            )
+            assert len(set(multiprocessing.active_children()) - before) == workers
     finally:
         engine.shutdown()
     assert set(multiprocessing.active_children()) <= before

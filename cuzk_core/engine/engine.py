@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -285,11 +286,7 @@ class Engine:
         checkers = []
         workers = self.config.check_workers
         if workers and any(spec.kind is KeyKind.ZKEY for spec in self.config.keys.values()):
-            # spawned, not forked: the parent may hold a GPU context
-            spawn = multiprocessing.get_context("spawn")
-            self._checkers = ProcessPoolExecutor(workers, mp_context=spawn)
-            for ready in [self._checkers.submit(_ready) for _ in range(workers)]:
-                ready.result()  # started and imported now, not in the first job
+            self._checkers = _start_checkers(workers)
             checkers = [(f"cuzk-checker-{i}", self._checker_loop) for i in range(workers)]
         for name, target in (
             ("cuzk-synthesis", self._synthesis_loop),
@@ -560,11 +557,26 @@ class Engine:
                 if self._checkers is None:
                     check_own_proof(*args)
                 else:
-                    self._checkers.submit(check_own_proof, *args).result()
+                    self._check_in_process(*args)
         except Exception as exc:
             self._fail(live, exc)
             return
         self._keep(live, result)
+
+    def _check_in_process(self, *args: Any) -> None:
+        """``check_own_proof(*args)`` in a checker process. A process that died (killed, out of
+        memory) breaks the pool: a new one replaces it, and this check runs here."""
+        pool = self._checkers
+        assert pool is not None
+        try:
+            pool.submit(check_own_proof, *args).result()
+        except BrokenProcessPool:
+            with self._lock:
+                if self._checkers is pool:  # the first checker to see it replaces it
+                    _say("a proof checker process died; starting new ones")
+                    pool.shutdown(wait=False)
+                    self._checkers = _start_checkers(self.config.check_workers)
+            check_own_proof(*args)
 
     def _keep(self, live: _Live, result: ProofResult) -> None:
         """Store a finished job's proof and end it."""
@@ -666,6 +678,15 @@ class Engine:
 
 def _ready() -> None:
     """A checker process's first task: it exists and has imported the verifier."""
+
+
+def _start_checkers(workers: int) -> ProcessPoolExecutor:
+    """``workers`` proof checker processes, started and ready (not in the first job)."""
+    # spawned, not forked: the parent may hold a GPU context
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    for ready in [pool.submit(_ready) for _ in range(workers)]:
+        ready.result()
+    return pool
 
 
 def _say(line: str) -> None:
