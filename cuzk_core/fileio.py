@@ -266,12 +266,16 @@ def write_json_atomic(path: str | Path, value: Any) -> None:
     write_bytes_atomic(path, json_bytes(value))
 
 
-def write_together(folder: str | Path, contents: Mapping[str, bytes]) -> None:
-    """Write the files ``contents`` names into ``folder``: all of them, or none.
+def write_together(
+    folder: str | Path, contents: Mapping[str, bytes], remove: Iterable[str] = ()
+) -> None:
+    """Write the files ``contents`` names into ``folder`` and remove those ``remove`` names
+    (files of an earlier output that this one has no counterpart for): all of it, or none.
 
     Every file goes to a temporary file first; only when all are written are they renamed into
-    place. If anything fails, the temporaries are removed, files already renamed get their
-    previous versions back (or are removed), and a folder this call created is removed again.
+    place. If anything fails, the temporaries are removed, files already renamed or removed get
+    their previous versions back (or are removed), and a folder this call created is removed
+    again.
     """
     folder = Path(folder)
     created = not folder.exists()
@@ -299,6 +303,11 @@ def write_together(folder: str | Path, contents: Mapping[str, bytes]) -> None:
                     os.unlink(backup)
                 raise
             backups[target] = backup
+        for name in remove:
+            target = folder / name
+            if target.is_file():
+                backups[target] = _backup(target)
+                os.unlink(target)
     except BaseException as exc:
         _undo(temps, backups)
         if created:

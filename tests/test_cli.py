@@ -128,6 +128,20 @@ def test_prove_and_setup_help_list_the_snarkjs_files(capsys):
     assert files_listed(setup, "--r1cs") == files_listed(setup) | {"verification_key.json"}
 
 
+def test_a_proof_leaves_no_snarkjs_files_of_an_earlier_proof_in_its_folder(
+    small_params, small_proof, tmp_path, capsys
+):
+    """An embedded-circuit proof into a folder where a circom proof wrote snarkjs's files:
+    theirs would pair an old proof with this public.json, so they go; other files stay."""
+    for name in ("proof.json", "verification_key.json", "notes.txt"):
+        (tmp_path / name).write_text("{}")
+    args = ["prove", "--params", str(small_params), "--out", str(tmp_path), "--seed", "7"]
+    assert main([*args, "--profile", "cpu", "-q"]) == 0
+    listed = files_listed(help_text(capsys, "prove"))
+    assert {p.name for p in tmp_path.iterdir()} == listed | {"notes.txt"}
+    assert (tmp_path / "proof.bin").read_bytes() == (small_proof / "proof.bin").read_bytes()
+
+
 def test_same_seed_byte_identical_proof(small_params, small_proof, tmp_path):
     # small_proof gave its global options before the command, this one after
     args = ["prove", "--params", str(small_params), "--out", str(tmp_path), "--seed", "7"]

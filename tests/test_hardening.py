@@ -337,6 +337,31 @@ def test_write_together_writes_nothing_when_a_target_is_a_folder(tmp_path: Path)
     assert (tmp_path / "a").read_bytes() == b"old a"
 
 
+def test_write_together_removes_what_it_is_told_or_puts_it_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    for name in ("a", "stale", "other"):
+        (tmp_path / name).write_bytes(b"old " + name.encode())
+    write_together(tmp_path, {"a": b"new a"}, remove=["stale", "missing"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "other"]
+    (tmp_path / "stale").write_bytes(b"old stale")
+    real_unlink = os.unlink
+
+    def failing_unlink(path, *args, **kwargs):
+        if Path(path).name == "second":
+            raise OSError(13, "Permission denied")
+        real_unlink(path, *args, **kwargs)
+
+    (tmp_path / "second").write_bytes(b"old second")
+    monkeypatch.setattr(os, "unlink", failing_unlink)
+    with pytest.raises(OutputError, match="Permission denied"):
+        write_together(tmp_path, {"a": b"newer a"}, remove=["stale", "second"])
+    monkeypatch.setattr(os, "unlink", real_unlink)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "other", "second", "stale"]
+    assert (tmp_path / "stale").read_bytes() == b"old stale"
+    assert (tmp_path / "a").read_bytes() == b"new a"
+
+
 def test_write_together_undoes_a_failed_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A rename failing half-way (an I/O error) puts the previous files back and removes the
     rest: the folder holds the old set, not a mix."""

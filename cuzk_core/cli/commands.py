@@ -260,7 +260,8 @@ def prove(args: argparse.Namespace) -> int:
     if is_circom:  # snarkjs's own files, so `snarkjs groth16 verify` takes the proof as it is
         contents.update(snarkjs_files(result.proof, job.vk))
     contents[TIMINGS_FILE] = json_bytes(timings)
-    write_together(out, contents)
+    # snarkjs's files of an earlier circom proof in --out would pair with this proof's public.json
+    write_together(out, contents, remove=() if is_circom else SNARKJS_FILES)
     written = list(contents)
     b_g2 = f", B·G2 on {backend.b_g2.name}" if backend.b_g2 is not backend else ""
     print(
