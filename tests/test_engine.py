@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -32,6 +35,7 @@ from cuzk_core.engine import (
     Tier,
     UnknownKey,
     check_key,
+    checkers,
 )
 from cuzk_core.engine.handoff import Handoff
 from cuzk_core.engine.keys import load_key, window_table_bytes
@@ -513,44 +517,116 @@ def test_a_zkey_job_whose_witness_does_not_satisfy_the_circuit_fails(tmp_path):
         engine.shutdown()
 
 
+def _zkey_engine(tmp_path: Path, workers: int) -> tuple[Engine, bytes]:
+    """A started engine with one zkey key (the corpus's one_private circuit) and its witness."""
+    corpus = Path(__file__).resolve().parent / "fuzz_corpus"
+    zkey = tmp_path / "k.zkey"  # a copy: the key's cache is written beside it
+    zkey.write_bytes((corpus / "zkey" / "seed-one_private.zkey").read_bytes())
+    profile = load_profile(str(_profile(tmp_path)))
+    specs = {"zk": check_key("zk", KeyKind.ZKEY, zkey)}
+    config = EngineConfig(tmp_path / "state", profile, specs, 1 << 30, check_workers=workers)
+    engine = Engine(config)
+    engine.start()
+    return engine, (corpus / "wtns" / "seed-one_private.wtns").read_bytes()
+
+
+def _zkey_job(engine: Engine, witness: bytes) -> str:
+    return engine.submit(JobRequest("zk", JobInput(), witness_upload=witness)).job_id
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_zkey_proofs_are_checked_in_worker_processes_or_on_the_prover_thread(tmp_path, workers):
     """``check_workers`` processes verify zkey jobs' proofs (spawned only for an engine with a
     zkey key, gone at shutdown); with 0 stage 2 verifies them itself. Either way good proofs
     are kept and a bad witness fails its job with the verifier's reason."""
-    corpus = Path(__file__).resolve().parent / "fuzz_corpus"
-    zkey = tmp_path / "k.zkey"
-    zkey.write_bytes((corpus / "zkey" / "seed-one_private.zkey").read_bytes())
-    good = (corpus / "wtns" / "seed-one_private.wtns").read_bytes()
+    before = set(multiprocessing.active_children())
+    engine, good = _zkey_engine(tmp_path, workers)
     bad = bytearray(good)
     bad[-32] = 28  # the last value, 3^3, one more
-    profile = load_profile(str(_profile(tmp_path)))
-    specs = {"zk": check_key("zk", KeyKind.ZKEY, zkey)}
-    before = set(multiprocessing.active_children())
-    config = EngineConfig(tmp_path / "state", profile, specs, 1 << 30, check_workers=workers)
-    engine = Engine(config)
-    engine.start()
     try:
         assert len(set(multiprocessing.active_children()) - before) == workers
-        jobs = [engine.submit(JobRequest("zk", JobInput(), witness_upload=good)) for _ in "abc"]
-        wrong = engine.submit(JobRequest("zk", JobInput(), witness_upload=bytes(bad)))
+        jobs = [_zkey_job(engine, good) for _ in "abc"]
+        wrong = _zkey_job(engine, bytes(bad))
         for job in jobs:
-            _verified(engine, job.job_id)
-        failed = engine.await_job(wrong.job_id, timeout_s=60)
+            _verified(engine, job)
+        failed = engine.await_job(wrong, timeout_s=60)
         assert failed.state is JobState.FAILED
         assert "does not verify against its own verifying key" in failed.error
-        if workers:  # a checker process killed: its job is still checked, and new ones start
-            os.kill(next(iter(set(multiprocessing.active_children()) - before)).pid, 9)
-            _verified(
-                engine, engine.submit(JobRequest("zk", JobInput(), witness_upload=good)).job_id
-            )
-            _verified(
-                engine, engine.submit(JobRequest("zk", JobInput(), witness_upload=good)).job_id
-            )
-            assert len(set(multiprocessing.active_children()) - before) == workers
     finally:
         engine.shutdown()
     assert set(multiprocessing.active_children()) <= before
+
+
+def test_checker_processes_ignore_sigint_and_are_replaced_when_they_die(
+    tmp_path, monkeypatch, capsys
+):
+    """A Ctrl-C to the process group leaves the checkers be (the daemon handles it); a killed
+    checker is replaced; when no new ones start, the checks run on the engine's threads."""
+    before = set(multiprocessing.active_children())
+    engine, good = _zkey_engine(tmp_path, 2)
+    try:
+        workers = set(multiprocessing.active_children()) - before
+        for worker in workers:
+            os.kill(worker.pid, signal.SIGINT)
+        _verified(engine, _zkey_job(engine, good))
+        assert all(worker.is_alive() for worker in workers)
+        os.kill(next(iter(workers)).pid, signal.SIGKILL)
+        for _ in "ab":
+            _verified(engine, _zkey_job(engine, good))
+        replaced = set(multiprocessing.active_children()) - before
+        assert len(replaced) == 2 and not replaced & workers
+        assert "a proof checker process died; starting new ones" in capsys.readouterr().err
+
+        class Refused(checkers.ProcessPoolExecutor):
+            def submit(self, *args, **kwargs):
+                raise checkers.BrokenProcessPool("no processes here")
+
+        monkeypatch.setattr(checkers, "ProcessPoolExecutor", Refused)
+        os.kill(next(iter(replaced)).pid, signal.SIGKILL)
+        for _ in "ab":
+            _verified(engine, _zkey_job(engine, good))
+        assert "proofs are checked on its threads" in capsys.readouterr().err
+    finally:
+        engine.shutdown()
+
+
+_ORPHAN_SCRIPT = """
+import sys, time, multiprocessing
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from test_engine import _zkey_engine
+if __name__ == "__main__":
+    engine, _ = _zkey_engine(Path(sys.argv[1]), 2)
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+    time.sleep(120)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in state  # a zombie nobody reaps has exited
+
+
+def test_checker_processes_exit_when_their_daemon_is_killed(tmp_path):
+    script = tmp_path / "daemon.py"
+    script.write_text(_ORPHAN_SCRIPT)
+    tests = str(Path(__file__).resolve().parent)
+    daemon = subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path), tests], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        pids = [int(p) for p in daemon.stdout.readline().split()]
+        assert len(pids) >= 2
+    finally:
+        daemon.kill()
+        daemon.wait()
+    deadline = time.monotonic() + 10 * checkers.PARENT_POLL_S
+    while not all(_gone(pid) for pid in pids):
+        assert time.monotonic() < deadline, "checker processes outlived their daemon"
+        time.sleep(0.1)
 
 
 def test_the_stages_outlive_a_trace_or_store_that_cannot_be_written(tmp_path, keys, capsys):

@@ -5,7 +5,8 @@ the job's key and runs the backend's phases. The stages meet in a bounded :class
 ``pipeline`` on it has :data:`PIPELINE_DEPTH` places, so synthesis of job N+1 runs while job N
 is in stage 2; with it off :data:`SEQUENTIAL_DEPTH`, so a job starts only when the one before
 has finished (the A/B baseline). A zkey job's proof is verified in ``check_workers`` processes
-(Python's pairing holds the GIL), so stage 2 goes on to the next job meanwhile. The engine is a
+(:mod:`cuzk_core.engine.checkers`) by checker threads, so stage 2 goes on to the next job
+meanwhile (with ``pipeline`` on; at most :data:`CHECKS_WAITING` a worker wait). The engine is a
 library: the gRPC service and the CLI are thin layers over it.
 """
 
@@ -13,21 +14,19 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
 import queue
 import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from cuzk_core.backend import Backend
+from cuzk_core.engine.checkers import ProofCheckers
 from cuzk_core.engine.handoff import PIPELINE_DEPTH, SEQUENTIAL_DEPTH, Handoff
 from cuzk_core.engine.jobs import (
     IdempotencyConflict,
@@ -60,6 +59,9 @@ SYNTHESIS = "synthesis"
 KEY_LOAD = "load_params"
 CHECK_PROOF = "check_proof"
 """The span of a zkey job's proof verification."""
+CHECKS_WAITING = 2
+"""Proofs a checker process may have waiting before stage 2 waits too: jobs past their proof
+stay few (each one is re-run after a crash)."""
 SWEEP_INTERVAL_S = 30.0
 
 
@@ -250,8 +252,10 @@ class Engine:
         self._roots = tuple(root.resolve() for root in config.input_roots)
         depth = PIPELINE_DEPTH if config.pipeline else SEQUENTIAL_DEPTH
         self._handoff: Handoff[tuple[_Live | _WarmUp, Backend, Prepared]] = Handoff(depth)
-        self._checks: queue.SimpleQueue[tuple[_Live, ProofResult] | None] = queue.SimpleQueue()
-        self._checkers: ProcessPoolExecutor | None = None
+        self._checks: queue.Queue[tuple[_Live, ProofResult] | None] = queue.Queue(
+            CHECKS_WAITING * max(1, config.check_workers)
+        )
+        self._checkers: ProofCheckers | None = None
         self._warm_ups: list[_WarmUp] = []
         self._live: dict[str, _Live] = {}
         self._cancelled: set[str] = set()
@@ -286,7 +290,7 @@ class Engine:
         checkers = []
         workers = self.config.check_workers
         if workers and any(spec.kind is KeyKind.ZKEY for spec in self.config.keys.values()):
-            self._checkers = _start_checkers(workers)
+            self._checkers = ProofCheckers(workers, _say)
             checkers = [(f"cuzk-checker-{i}", self._checker_loop) for i in range(workers)]
         for name, target in (
             ("cuzk-synthesis", self._synthesis_loop),
@@ -301,6 +305,11 @@ class Engine:
             warm_up.done.wait()
             if warm_up.error is not None:
                 raise CuzkError(f"key {warm_up.key_id!r}: warm-up proof failed: {warm_up.error}")
+
+    @property
+    def stopping(self) -> bool:
+        """Whether :meth:`shutdown` has begun."""
+        return self._stopping.is_set()
 
     @property
     def warm_up_ms(self) -> list[float]:
@@ -322,7 +331,7 @@ class Engine:
                 checker.join()
             sweeper.join()
         if self._checkers is not None:
-            self._checkers.shutdown()
+            self._checkers.close()
         with self._finished:
             self._finished.notify_all()
         self.residency.close()
@@ -530,7 +539,7 @@ class Engine:
         if prepared.assignment is None:
             # A zkey job's witness was never checked (the key has no C rows): its proof is
             # verified before it is kept, as `cuzk prove` does.
-            if self._checkers is None:
+            if self._checkers is None or not self.config.pipeline:
                 self._check(live, result)
             else:
                 self._checks.put((live, result))  # this thread goes on meanwhile
@@ -548,6 +557,9 @@ class Engine:
                 _say(f"checker: {_reason(exc)}")
 
     def _check(self, live: _Live, result: ProofResult) -> None:
+        if live.record.job_id in self._cancelled:
+            self._finish_cancelled(live, "its proof")
+            return
         try:
             key_id = live.record.key_id
             with live.timer.span(CHECK_PROOF):
@@ -557,26 +569,11 @@ class Engine:
                 if self._checkers is None:
                     check_own_proof(*args)
                 else:
-                    self._check_in_process(*args)
+                    self._checkers.check(*args)
         except Exception as exc:
             self._fail(live, exc)
             return
         self._keep(live, result)
-
-    def _check_in_process(self, *args: Any) -> None:
-        """``check_own_proof(*args)`` in a checker process. A process that died (killed, out of
-        memory) breaks the pool: a new one replaces it, and this check runs here."""
-        pool = self._checkers
-        assert pool is not None
-        try:
-            pool.submit(check_own_proof, *args).result()
-        except BrokenProcessPool:
-            with self._lock:
-                if self._checkers is pool:  # the first checker to see it replaces it
-                    _say("a proof checker process died; starting new ones")
-                    pool.shutdown(wait=False)
-                    self._checkers = _start_checkers(self.config.check_workers)
-            check_own_proof(*args)
 
     def _keep(self, live: _Live, result: ProofResult) -> None:
         """Store a finished job's proof and end it."""
@@ -674,19 +671,6 @@ class Engine:
         self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
         while not self._stopping.wait(SWEEP_INTERVAL_S):
             self.store.sweep(self.config.result_ttl_s, self.config.fetched_ttl_s)
-
-
-def _ready() -> None:
-    """A checker process's first task: it exists and has imported the verifier."""
-
-
-def _start_checkers(workers: int) -> ProcessPoolExecutor:
-    """``workers`` proof checker processes, started and ready (not in the first job)."""
-    # spawned, not forked: the parent may hold a GPU context
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-    for ready in [pool.submit(_ready) for _ in range(workers)]:
-        ready.result()
-    return pool
 
 
 def _say(line: str) -> None:

@@ -166,7 +166,8 @@ class ProverServicer(rpc.ProverServicer):
 
     def _await(self, job_id: str, timeout_ms: int, context: grpc.ServicerContext) -> JobRecord:
         gone = threading.Event()
-        context.add_callback(gone.set)  # the client went away, or the call was cancelled
+        if not context.add_callback(gone.set):  # the client went away, or the call was cancelled
+            gone.set()  # before the callback could be added: the call has ended already
         timeout = timeout_ms / 1000.0 if timeout_ms else None
         return self.engine.await_job(job_id, timeout, abandon=gone)
 
@@ -186,11 +187,14 @@ class ProverServicer(rpc.ProverServicer):
     def Prove(self, request, context):
         """Queue a job and wait for it. A client that leaves first (its deadline, a cancel)
         never learned the job's id: without an idempotency key to come back with, nobody
-        could fetch the proof, so the job is cancelled rather than proved for no one."""
+        could fetch the proof, so the job is cancelled rather than proved for no one. The
+        daemon's own stop ends calls too and counts the same, up to the engine's shutdown
+        (whose store is then closing)."""
         with self._errors(context), self._waiter():  # refused before the job is queued
             ticket = self.engine.submit(job_request(request))
             record = self._await(ticket.job_id, 0, context)
-            if not record.state.final and not request.idempotency_key and not context.is_active():
+            left = not record.state.final and not context.is_active()
+            if left and not request.idempotency_key and not self.engine.stopping:
                 record, _ = self.engine.cancel(ticket.job_id)
             return self._result(record)
 
