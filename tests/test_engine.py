@@ -590,6 +590,30 @@ def test_checker_processes_ignore_sigint_and_are_replaced_when_they_die(
         engine.shutdown()
 
 
+def test_a_zkey_job_cancelled_during_its_proof_check_ends_cancelled(tmp_path, monkeypatch):
+    from cuzk_core.engine import engine as engine_module
+
+    checking, check = threading.Event(), engine_module.check_own_proof
+
+    def slow_check(*args):
+        checking.set()
+        time.sleep(0.5)
+        check(*args)
+
+    monkeypatch.setattr(engine_module, "check_own_proof", slow_check)
+    engine, good = _zkey_engine(tmp_path, 0)  # checked on stage 2's thread, where it is patched
+    try:
+        job = _zkey_job(engine, good)
+        assert checking.wait(30)
+        assert engine.cancel(job)[1]  # it was running
+        ended = engine.await_job(job, timeout_s=30)
+        assert ended.state is JobState.CANCELLED and ended.proof is None
+        assert ended.error == "cancelled while running (after its proof check)"
+        _verified(engine, _zkey_job(engine, good))  # the next job is proven and kept
+    finally:
+        engine.shutdown()
+
+
 _ORPHAN_SCRIPT = """
 import sys, time, multiprocessing
 from pathlib import Path

@@ -557,6 +557,8 @@ class Engine:
                 _say(f"checker: {_reason(exc)}")
 
     def _check(self, live: _Live, result: ProofResult) -> None:
+        """Verify a zkey job's proof, then keep it; a cancel before or during the check (a
+        phase boundary on each side) ends the job instead."""
         if live.record.job_id in self._cancelled:
             self._finish_cancelled(live, "its proof")
             return
@@ -572,6 +574,9 @@ class Engine:
                     self._checkers.check(*args)
         except Exception as exc:
             self._fail(live, exc)
+            return
+        if live.record.job_id in self._cancelled:
+            self._finish_cancelled(live, "its proof check")
             return
         self._keep(live, result)
 
