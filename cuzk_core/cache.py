@@ -1,9 +1,14 @@
-"""Where cuzk keeps parameters it generated for the embedded circuits (``CUZK_CACHE_DIR``)."""
+"""Where cuzk keeps what it made once and reuses (``CUZK_CACHE_DIR``): parameters of the
+embedded circuits, key caches, compiled circuits, and markers of bytes that passed a check."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
+
+CHECKED = "checked"
+"""The folder of markers: one empty file per (check, sha256 of the bytes that passed it)."""
 
 
 def cache_dir() -> Path:
@@ -13,3 +18,19 @@ def cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "cuzk"
+
+
+def check_marker(data: bytes | memoryview, check: str) -> Path:
+    """Where the marker of ``data`` having passed ``check`` lives (its sha256 names it: bytes
+    equal to ones that passed need not be checked again, whichever file holds them)."""
+    return cache_dir() / CHECKED / f"{hashlib.sha256(data).hexdigest()}.{check}"
+
+
+def mark_passed(marker: Path) -> None:
+    """Leave ``marker`` (from :func:`check_marker`); a cache that cannot be written costs only
+    the next check."""
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass

@@ -15,6 +15,7 @@ import pytest
 from cuzk_core.circuits import PorepLite
 from cuzk_core.cli import main
 from cuzk_core.curve.serialize import g1_to_compressed
+from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
 from cuzk_core.field.fq import fq_sqrt
 
@@ -188,6 +189,39 @@ def _g1_point_outside_subgroup() -> tuple[int, int]:
         if y is not None:
             return x, y
         x += 1
+
+
+def test_a_verifying_keys_subgroups_are_checked_once_per_content(
+    small_proof, tmp_path, monkeypatch, capsys
+):
+    """vk.bin's points pass their subgroup checks once: a marker named by its bytes' sha256
+    lets a later read check the curve only, and bytes changed (a point outside the subgroup
+    put in) are checked in full again and refused."""
+    from cuzk_core.groth16 import files
+
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    subgroup_checks = []
+    read = files._read_vk
+
+    def counted(reader, check_subgroup=True):
+        subgroup_checks.append(check_subgroup)
+        return read(reader, check_subgroup)
+
+    monkeypatch.setattr(files, "_read_vk", counted)
+    vk = small_proof / "vk.bin"
+    first, again = files.read_vk(vk), files.read_vk(vk)
+    assert first.to_bytes() == again.to_bytes() and subgroup_checks == [True, False]
+    assert len(list((tmp_path / "cache" / "checked").iterdir())) == 1
+    data = bytearray(vk.read_bytes())
+    point = _g1_point_outside_subgroup()
+    data[-96:] = point[0].to_bytes(48, "big") + point[1].to_bytes(48, "big")  # the last IC point
+    bad = tmp_path / "vk.bin"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match="subgroup"):
+        files.read_vk(bad)
+    assert subgroup_checks[-1] is True
+    assert main(["cache", "list"]) == 0
+    assert "markers of verifying keys" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

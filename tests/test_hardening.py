@@ -781,3 +781,20 @@ def test_messages_name_the_thing_at_fault(tmp_path: Path):
         f.truncate(500)  # shorter than its own verifying key: params.bin is at fault, not vk.bin
     code, _, err = cuzk("--profile", "cpu", "prove", "--params", params, "--out", tmp_path / "o")
     assert code == 2 and err.startswith(f"cuzk: error: {params / 'params.bin'}: truncated"), err
+
+
+def test_a_zkeys_ic_subgroups_are_checked_once_per_content(monkeypatch: pytest.MonkeyPatch):
+    """The IC section's points pass their subgroup checks once (a marker named by the
+    section's sha256); another Zkey over the same bytes checks them no more."""
+    from cuzk_core.interop import zkey as zkey_module
+
+    checked = []
+    real = zkey_module.g1_in_subgroup
+    monkeypatch.setattr(zkey_module, "g1_in_subgroup", lambda p: checked.append(p) or real(p))
+    path = seed("zkey", "one_private.zkey")
+    first = zkey_module.Zkey(path).verifying_key()
+    header_points = 3  # α₁, β₁, δ₁ are checked on every load, as before
+    assert len(checked) == header_points + len(first.ic)
+    checked.clear()
+    again = zkey_module.Zkey(path).verifying_key()
+    assert len(checked) == header_points and again.to_bytes() == first.to_bytes()

@@ -12,7 +12,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from cuzk_core.cache import cache_dir
+from cuzk_core.cache import CHECKED, cache_dir
 from cuzk_core.groth16.key_cache import SUFFIX, CacheInvalid, SourceStamp, read_header
 
 _MIB = 1 << 20
@@ -56,6 +56,9 @@ def entries() -> list[tuple[Path, str]]:
     if compiled.is_dir():
         for path in sorted(compiled.iterdir()):
             found.append((path, "compiled circuit (matrices and witness program)"))
+    checked = root / CHECKED
+    if checked.is_dir():
+        found.append((checked, "markers of verifying keys whose points passed their checks"))
     return found
 
 
