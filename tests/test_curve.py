@@ -247,3 +247,39 @@ def test_g2_fixed_base(rng):
     table = g2_fixed_base_table(G2_GENERATOR, 3)
     assert [g2_to_affine(g2_fixed_base_mul(table, k)) for k in scalars] == expected
     assert g2_fixed_base_batch(None, [5]) == [None]
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+@pytest.mark.parametrize("count", [0, 1, 2, 7, 40])
+def test_multi_mul_is_the_sum_of_the_products(group, count, rng):
+    """Σ kᵢ·Pᵢ by buckets against one multiplication a pair (itself held to py_ecc), with the
+    edges among the scalars (0, 1, r − 1, unreduced) and points (infinity, repeats)."""
+    from cuzk_core.curve.g1 import G1_OPS
+    from cuzk_core.curve.g2 import G2_OPS
+
+    ops = G1_OPS if group == "g1" else G2_OPS
+    eq = g1_eq if group == "g1" else g2_eq
+    points = random_points(group, rng, count)
+    if count >= 2:
+        points[1] = points[0]  # a repeated point
+        points[-1] = None  # infinity
+    edges = [*SCALAR_EDGES, 0, 1 << 32]
+    scalars = [rng.choice([rng.randrange(R), rng.randrange(1 << 32), *edges]) for _ in points]
+    expected = ops.infinity
+    for point, k in zip(points, scalars, strict=True):
+        if point is not None:
+            expected = ops.add(expected, ops.mul(ops.add_affine(ops.infinity, point), k))
+    assert eq(ops.multi_mul(points, scalars), expected)
+    small = [rng.randrange(4) for _ in points]  # one-bit windows, buckets mostly empty
+    expected = ops.infinity
+    for point, k in zip(points, small, strict=True):
+        if point is not None:
+            expected = ops.add(expected, ops.mul(ops.add_affine(ops.infinity, point), k))
+    assert eq(ops.multi_mul(points, small), expected)
+
+
+def test_multi_mul_refuses_negative_scalars(rng):
+    from cuzk_core.curve.g1 import G1_OPS
+
+    with pytest.raises(ValueError, match="≥ 0"):
+        G1_OPS.multi_mul(random_points("g1", rng, 1), [-3])

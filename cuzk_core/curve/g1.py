@@ -169,6 +169,7 @@ def g1_in_subgroup(a: G1Affine) -> bool:
 # The G1 group operations, and the scalar multiplications of cuzk_core.curve.ops over them.
 G1_OPS = CurveOps(G1_INFINITY, g1_add, g1_add_affine, g1_double, _neg_affine, g1_batch_to_affine)
 g1_mul = G1_OPS.mul
+g1_multi_mul = G1_OPS.multi_mul
 g1_fixed_base_table = G1_OPS.fixed_base_table
 g1_fixed_base_mul = G1_OPS.fixed_base_mul
 g1_fixed_base_batch = G1_OPS.fixed_base_batch

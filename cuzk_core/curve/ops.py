@@ -143,6 +143,40 @@ class CurveOps(Generic[J, A]):
                 k >>= w
         return acc
 
+    def multi_mul(self, points: list[A], scalars: list[int]) -> J:
+        """Σ kᵢ·Pᵢ for affine points and scalars ≥ 0, by buckets (Pippenger): ~⌈b/c⌉·(n + 2^(c+1))
+        group operations for n pairs of b-bit scalars in c-bit windows, against ~1.2·b each
+        for one :meth:`mul` a pair (2,166 full-width pairs: ~7× fewer)."""
+        pairs = [(p, k) for p, k in zip(points, scalars, strict=True) if k and p is not None]
+        if not pairs:
+            return self.infinity
+        if any(k < 0 for _, k in pairs):
+            raise ValueError("multi_mul takes scalars ≥ 0")
+        bits = max(k.bit_length() for _, k in pairs)
+        c = min(range(1, 17), key=lambda w: -(-bits // w) * (len(pairs) + (2 << w)))
+        if -(-bits // c) * (len(pairs) + (2 << c)) >= len(pairs) * bits * 6 // 5:
+            total = self.infinity  # a few pairs: one multiplication each is cheaper
+            for p, k in pairs:
+                total = self.add(total, self.mul(self.add_affine(self.infinity, p), k))
+            return total
+        mask, add, add_affine = (1 << c) - 1, self.add, self.add_affine
+        acc = self.infinity
+        for window in reversed(range(-(-bits // c))):
+            for _ in range(c):
+                acc = self.double(acc)
+            buckets = [self.infinity] * (1 << c)
+            shift = window * c
+            for p, k in pairs:
+                digit = (k >> shift) & mask
+                if digit:
+                    buckets[digit] = add_affine(buckets[digit], p)
+            running = total = self.infinity
+            for digit in range(mask, 0, -1):  # Σ d·bucket[d] as a sum of running sums
+                running = add(running, buckets[digit])
+                total = add(total, running)
+            acc = add(acc, total)
+        return acc
+
     def fixed_base_batch(self, base_affine: A, scalars: list[int]) -> list[A]:
         """Return [k·base for k in scalars] as affine points: one table, one batch normalization."""
         if base_affine is None or not scalars:

@@ -6,7 +6,7 @@ from cuzk_core.curve.g1 import (
     g1_add,
     g1_from_affine,
     g1_in_subgroup,
-    g1_mul,
+    g1_multi_mul,
     g1_neg,
     g1_to_affine,
 )
@@ -25,10 +25,9 @@ from cuzk_core.pairing import pairing_product_is_one
 
 def public_input_point(vk: VerifyingKey, public_inputs: list[int]):
     """IC(x) = ic[0] + Σ xᵢ·ic[i+1], affine."""
-    acc = g1_from_affine(vk.ic[0])
-    for x, point in zip(public_inputs, vk.ic[1:], strict=True):
-        acc = g1_add(acc, g1_mul(g1_from_affine(point), x))
-    return g1_to_affine(acc)
+    if len(public_inputs) != len(vk.ic) - 1:
+        raise ValueError(f"{len(public_inputs)} public inputs for {len(vk.ic) - 1} IC points")
+    return g1_to_affine(g1_add(g1_from_affine(vk.ic[0]), g1_multi_mul(vk.ic[1:], public_inputs)))
 
 
 def _neg_affine(point):
