@@ -1,5 +1,6 @@
 """Where cuzk keeps what it made once and reuses (``CUZK_CACHE_DIR``): parameters of the
-embedded circuits, key caches, compiled circuits, and markers of bytes that passed a check."""
+embedded circuits, key caches, compiled circuits, markers of bytes that passed a check, and the
+row starts of circom .r1cs files."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 
 CHECKED = "checked"
 """The folder of markers: one empty file per (check, sha256 of the bytes that passed it)."""
+R1CS_ROWS = "r1cs-rows"
+"""The folder of circom .r1cs row starts, one file per .r1cs path: tried first on its next read."""
 
 
 def cache_dir() -> Path:

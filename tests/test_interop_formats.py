@@ -155,6 +155,48 @@ def test_r1cs_keeps_linear_rows_and_orders_wires(tmp_path: Path):
     assert [x * y % FR_MODULUS for x, y in zip(m.a.dot(z), m.b.dot(z), strict=True)] == m.c.dot(z)
 
 
+def _random_r1cs(rng: random.Random, count: int, wires: int) -> list:
+    def row() -> list[tuple[int, int]]:
+        chosen = rng.sample(range(wires), rng.choice([0, 1, 1, 2, 3, 5]))
+        return [(w, rng.randrange(1, FR_MODULUS)) for w in sorted(chosen)]
+
+    return [(row(), row(), row()) for _ in range(count)]
+
+
+def test_r1cs_row_starts_are_remembered_and_checked_before_use(tmp_path, monkeypatch):
+    """The walk over the rows runs once per file: its row starts are kept in the cache and a
+    later read takes them only when array operations show they are that file's (a file
+    rewritten in place, or a damaged cache entry, is walked again), with the same matrices."""
+    from cuzk_core.interop import r1cs as r1cs_module
+
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    walks = []
+    walk = r1cs_module._walk_rows
+    monkeypatch.setattr(r1cs_module, "_walk_rows", lambda *a: walks.append(1) or walk(*a))
+    rng = random.Random(7)
+
+    def rows(r1cs):
+        m = r1cs.matrices
+        return [list(x.rows()) for x in (m.a, m.b, m.c)]
+
+    path = write(tmp_path, "c.r1cs", r1cs_bytes(_random_r1cs(rng, 40, 9), 9, 1, 1, 1))
+    first = rows(read_r1cs(path))
+    assert rows(read_r1cs(path)) == first and len(walks) == 1
+    other = _random_r1cs(rng, 40, 9)  # same path, same constraint count, other rows
+    path.write_bytes(r1cs_bytes(other, 9, 1, 1, 1))
+    assert rows(read_r1cs(path)) == [[[*row] for row in part] for part in zip(*other, strict=True)]
+    assert len(walks) == 2
+    (remembered,) = (tmp_path / "cache" / "r1cs-rows").iterdir()
+    remembered.write_bytes(b"not an array")
+    read_r1cs(path)
+    assert len(walks) == 3
+    np.save(remembered, np.zeros(120, dtype=np.uint32))  # well formed, wrong
+    read_r1cs(path)
+    assert len(walks) == 4
+    read_r1cs(path)
+    assert len(walks) == 4
+
+
 def _with_first_count(data: bytes, count: int) -> bytes:
     """An r1cs with constraint 0's A term count replaced."""
     start, _ = section_offsets(data)[2]
@@ -185,6 +227,36 @@ def test_csr_adds_repeated_entries_and_drops_zeros():
     coeffs = ints_to_limbs([5, 0, FR_MODULUS - 2, 4])
     matrix = csr_from_triples(rows, cols, coeffs, 3, 3)
     assert list(matrix.rows()) == [[], [(0, 4), (2, 3)], []]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_csr_from_triples_matches_a_sum_by_definition(seed):
+    """In order or not, with repeats (some summing to zero) or none, and columns too many for
+    one int64 key (the two-key sort): every (row, column)'s sum mod r, zeros dropped."""
+    rng = random.Random(seed)
+    num_rows, num_cols = rng.randrange(1, 9), rng.choice([5, 1 << 62])
+    count = rng.randrange(0, 40)
+    triples = [
+        (rng.randrange(num_rows), rng.randrange(min(num_cols, 6)), rng.randrange(FR_MODULUS))
+        for _ in range(count)
+    ]
+    if seed % 2:
+        triples.sort()  # the order readers give: no sort needed
+    if seed % 3 == 0 and triples:
+        row, col, value = triples[0]
+        triples.append((row, col, FR_MODULUS - value))  # a repeat summing to zero
+    expected: dict[tuple[int, int], int] = {}
+    for row, col, value in triples:
+        expected[row, col] = (expected.get((row, col), 0) + value) % FR_MODULUS
+    matrix = csr_from_triples(
+        np.array([t[0] for t in triples], dtype=np.int64),
+        np.array([t[1] for t in triples], dtype=np.int64),
+        ints_to_limbs([t[2] for t in triples]).reshape(-1, 4),
+        num_rows,
+        num_cols,
+    )
+    got = {(r, c): v for r, row in enumerate(matrix.rows()) for c, v in row}
+    assert got == {k: v for k, v in expected.items() if v}
 
 
 # ------------------------------------------------------------------ .zkey headers

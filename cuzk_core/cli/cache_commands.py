@@ -12,7 +12,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from cuzk_core.cache import CHECKED, cache_dir
+from cuzk_core.cache import CHECKED, R1CS_ROWS, cache_dir
 from cuzk_core.groth16.key_cache import SUFFIX, CacheInvalid, SourceStamp, read_header
 
 _MIB = 1 << 20
@@ -59,6 +59,9 @@ def entries() -> list[tuple[Path, str]]:
     checked = root / CHECKED
     if checked.is_dir():
         found.append((checked, "markers of verifying keys whose points passed their checks"))
+    rows = root / R1CS_ROWS
+    if rows.is_dir():
+        found.append((rows, "row starts of circom .r1cs files (each checked before use)"))
     return found
 
 

@@ -10,14 +10,17 @@ public inputs as the inputs. circom keeps linear constraints as rows whose A and
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from pathlib import Path
 
 import attrs
 import numpy as np
 
-from cuzk_core.errors import FormatError
+from cuzk_core.cache import R1CS_ROWS, cache_dir
+from cuzk_core.errors import FormatError, OutputError
 from cuzk_core.field.constants import FR_BYTES, FR_MODULUS
+from cuzk_core.fileio import atomic_output
 from cuzk_core.interop.container import Container, SectionReader
 from cuzk_core.interop.fields import describe_prime
 from cuzk_core.interop.montgomery import FR
@@ -54,38 +57,94 @@ class CircomR1CS:
         return self.matrices.num_constraints
 
 
-def _term_words(reader: SectionReader, num_constraints: int) -> tuple[np.ndarray, np.ndarray]:
-    """Walk the variable-length rows once: each term's first 32-bit word (its wire; the
-    coefficient's eight follow) and the matrix-row it is in. Every field is a whole number of
-    words, so the walk reads only the counts (the file's rows are sequential: one Python step
-    a row, not a term)."""
+def _term_words(
+    reader: SectionReader, num_constraints: int, path: Path
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each term's first 32-bit word (its wire; the coefficient's eight follow) and the
+    matrix-row it is in. Every field is a whole number of words, so only the rows' starts take
+    a walk (one Python step a row: ~10 s at 2^24 constraints); the starts found last time for
+    this file are tried first, and kept when array operations show they are this file's."""
     size = reader.remaining
     if size % 4:
         raise reader.error(f"{size} bytes, not a whole number of 32-bit words")
-    words = np.ascontiguousarray(reader.data).data.cast("B").cast("I")
-    count_at = array("q")  # the word of each row's term count
-    at, end = 0, size // 4
+    words = np.frombuffer(np.ascontiguousarray(reader.data), dtype="<u4")
+    remembered = _remembered_rows(path)
+    if remembered is not None and _rows_fit(words, remembered, 3 * num_constraints):
+        rows_at = remembered.astype(np.int64)
+    else:
+        rows_at = _walk_rows(reader, words, num_constraints)
+        _remember_rows(path, rows_at)
+    counts = words[rows_at].astype(np.int64)
+    lc_of_term = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    first_term = np.cumsum(counts) - counts
+    position = np.arange(len(lc_of_term), dtype=np.int64) - first_term[lc_of_term]
+    return rows_at[lc_of_term] + 1 + _TERM_WORDS * position, lc_of_term
+
+
+def _walk_rows(reader: SectionReader, words: np.ndarray, num_constraints: int) -> np.ndarray:
+    """The word of each row's term count, by walking the rows (the file's rows are sequential:
+    one Python step a row, not a term)."""
+    view = words.data.cast("B").cast("I")
+    count_at = array("q")
+    at, end = 0, len(words)
     for index in range(3 * num_constraints):
         if at >= end:
             constraint, part = divmod(index, 3)
             raise reader.error(f"truncated in constraint {constraint} ({'ABC'[part]})")
         count_at.append(at)
-        count = words[at]
+        count = view[at]
         at += 1 + _TERM_WORDS * count
         if at > end:
             constraint, part = divmod(index, 3)
             raise reader.error(
                 f"truncated in constraint {constraint} ({'ABC'[part]}): its {count} terms run "
-                f"past the section's end ({size} bytes)"
+                f"past the section's end ({4 * end} bytes)"
             )
     if at != end:
-        raise reader.error(f"{size - 4 * at} unexpected bytes after the last constraint")
-    rows_at = np.frombuffer(count_at, dtype=np.int64)
-    counts = np.frombuffer(words, dtype="<u4")[rows_at].astype(np.int64)
-    lc_of_term = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    first_term = np.cumsum(counts) - counts
-    position = np.arange(len(lc_of_term), dtype=np.int64) - first_term[lc_of_term]
-    return rows_at[lc_of_term] + 1 + _TERM_WORDS * position, lc_of_term
+        raise reader.error(f"{4 * (end - at)} unexpected bytes after the last constraint")
+    return np.frombuffer(count_at, dtype=np.int64)
+
+
+def _rows_fit(words: np.ndarray, rows_at: np.ndarray, rows: int) -> bool:
+    """Whether ``rows_at`` are exactly the walk's row starts over ``words``: the first at 0,
+    each next one right after the terms its count announces, the last ending the section."""
+    if len(rows_at) != rows or (rows and rows_at[0] != 0) or (not rows and len(words)):
+        return False
+    if not rows:
+        return True
+    rows_at = rows_at.astype(np.int64)
+    if rows_at[-1] >= len(words) or np.any(np.diff(rows_at) <= 0):
+        return False
+    after = rows_at + 1 + _TERM_WORDS * words[rows_at].astype(np.int64)
+    return bool(np.array_equal(after[:-1], rows_at[1:]) and after[-1] == len(words))
+
+
+def _rows_file(path: Path) -> Path:
+    name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:32]
+    return cache_dir() / R1CS_ROWS / f"{name}.npy"
+
+
+def _remembered_rows(path: Path) -> np.ndarray | None:
+    """The row starts last found for the file at ``path`` (uint32 words), if any."""
+    try:
+        rows = np.load(_rows_file(path), allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    return rows if rows.dtype == np.uint32 and rows.ndim == 1 else None
+
+
+def _remember_rows(path: Path, rows_at: np.ndarray) -> None:
+    """Keep the row starts for the next read of ``path`` (4 bytes a row); a cache that cannot
+    be written costs only the next walk."""
+    if len(rows_at) and rows_at[-1] >= 1 << 32:
+        return  # beyond uint32 words (a 16 GiB section): walked every time
+    target = _rows_file(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_output(target) as f:
+            np.save(f, rows_at.astype(np.uint32), allow_pickle=False)
+    except (OSError, OutputError):
+        pass
 
 
 _WIRE_LABELS = 3
@@ -130,7 +189,7 @@ def read_r1cs(path: str | Path) -> CircomR1CS:
             )
 
     reader = container.reader(2, "constraints")
-    term_at, lc_of_term = _term_words(reader, num_constraints)
+    term_at, lc_of_term = _term_words(reader, num_constraints, container.path)
     words = reader.data.view("<u4")
     wires = words[term_at].astype(np.int64)
     # The coefficient's eight words one at a time: an index of all 36 bytes a term was 288
