@@ -23,6 +23,11 @@ def cache_dir() -> Path:
     return Path(base) / "cuzk"
 
 
+def path_tag(path: Path) -> str:
+    """A short name for a file's cache entries, by its resolved path."""
+    return hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+
+
 def check_marker(data: bytes | memoryview, check: str) -> Path:
     """Where the marker of ``data`` having passed ``check`` lives (its sha256 names it: bytes
     equal to ones that passed need not be checked again, whichever file holds them)."""

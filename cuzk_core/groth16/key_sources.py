@@ -17,7 +17,6 @@ one under ``$CUZK_CACHE_DIR/keys``. A stale or corrupted cache is reported on st
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
-from cuzk_core.cache import cache_dir
+from cuzk_core.cache import cache_dir, path_tag
 from cuzk_core.errors import CuzkError, FormatError
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.key_cache import (
@@ -69,8 +68,7 @@ def stderr_log(message: str) -> None:
 
 def in_cache_dir(source: Path) -> Path:
     """The cache of a key file under ``$CUZK_CACHE_DIR/keys``, named by the key's path."""
-    tag = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]
-    return cache_dir() / "keys" / f"{source.name}-{tag}{SUFFIX}"
+    return cache_dir() / "keys" / f"{source.name}-{path_tag(source)}{SUFFIX}"
 
 
 def host_memory_available() -> int | None:

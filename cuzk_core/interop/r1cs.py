@@ -10,14 +10,13 @@ public inputs as the inputs. circom keeps linear constraints as rows whose A and
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 from pathlib import Path
 
 import attrs
 import numpy as np
 
-from cuzk_core.cache import R1CS_ROWS, cache_dir
+from cuzk_core.cache import R1CS_ROWS, cache_dir, path_tag
 from cuzk_core.errors import FormatError, OutputError
 from cuzk_core.field.constants import FR_BYTES, FR_MODULUS
 from cuzk_core.fileio import atomic_output
@@ -70,7 +69,7 @@ def _term_words(
     words = np.frombuffer(np.ascontiguousarray(reader.data), dtype="<u4")
     remembered = _remembered_rows(path)
     if remembered is not None and _rows_fit(words, remembered, 3 * num_constraints):
-        rows_at = remembered.astype(np.int64)
+        rows_at = remembered
     else:
         rows_at = _walk_rows(reader, words, num_constraints)
         _remember_rows(path, rows_at)
@@ -112,7 +111,6 @@ def _rows_fit(words: np.ndarray, rows_at: np.ndarray, rows: int) -> bool:
         return False
     if not rows:
         return True
-    rows_at = rows_at.astype(np.int64)
     if rows_at[-1] >= len(words) or np.any(np.diff(rows_at) <= 0):
         return False
     after = rows_at + 1 + _TERM_WORDS * words[rows_at].astype(np.int64)
@@ -120,17 +118,16 @@ def _rows_fit(words: np.ndarray, rows_at: np.ndarray, rows: int) -> bool:
 
 
 def _rows_file(path: Path) -> Path:
-    name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:32]
-    return cache_dir() / R1CS_ROWS / f"{name}.npy"
+    return cache_dir() / R1CS_ROWS / f"{path.name}-{path_tag(path)}.npy"
 
 
 def _remembered_rows(path: Path) -> np.ndarray | None:
-    """The row starts last found for the file at ``path`` (uint32 words), if any."""
+    """The row starts last found for the file at ``path`` (kept as uint32 words), if any."""
     try:
         rows = np.load(_rows_file(path), allow_pickle=False)
     except (OSError, ValueError):
         return None
-    return rows if rows.dtype == np.uint32 and rows.ndim == 1 else None
+    return rows.astype(np.int64) if rows.dtype == np.uint32 and rows.ndim == 1 else None
 
 
 def _remember_rows(path: Path, rows_at: np.ndarray) -> None:
