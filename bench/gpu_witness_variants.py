@@ -1,6 +1,7 @@
-"""A/B of the GPU witness kernel's tuning macros on a compiled porep-lite program, as JSON.
+"""A/B of the GPU witness kernels and their tuning macros on a compiled porep-lite program, as JSON.
 
-Each variant is a set of defines for r1cs/witness.cu (see its tuning macros); the variants run
+Each variant is a kernel (``witness_levels`` or ``witness_blocks``, backends/gpu/witness.py's
+schedules) and a set of defines for r1cs/witness.cu (see its tuning macros); the variants run
 alternating, ``--runs`` rounds after one warm-up, each timed with CUDA events around the
 kernels of ``run_program`` (inputs and hints already on the device), and each variant's z must
 equal the first one's bit for bit.
@@ -27,15 +28,15 @@ from cuzk_core.profile import load_profile
 from cuzk_core.witness.compiled import compile_circuit
 from cuzk_core.witness.replay import replay
 
-VARIANTS: dict[str, dict[str, int]] = {
-    "default (128 threads, narrow sums)": {},
-    "256 threads": {"WITNESS_THREADS": 256},
-    "64 threads": {"WITNESS_THREADS": 64},
-    "full sums": {"WITNESS_NARROW_SUMS": 0},
-    "timing only: no barrier": {"WITNESS_TIMING_NO_BARRIER": 1},
-    "timing only: no ops": {"WITNESS_TIMING_NO_OPS": 1},
+VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
+    "levels (128 threads, narrow sums)": ("levels", {}),
+    "blocks (128 threads)": ("blocks", {}),
+    "blocks, 64 threads": ("blocks", {"WITNESS_THREADS": 64}),
+    "blocks, 32 threads": ("blocks", {"WITNESS_THREADS": 32}),
+    "levels, 64 threads": ("levels", {"WITNESS_THREADS": 64}),
+    "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
 }
-"""Variant name → defines (the empty set is the kernel's defaults)."""
+"""Variant name → (kernel, defines; the empty set is the kernel's defaults)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,9 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     with gpu.scope():
         on_device = [gpu.to_device(x) for x in (inputs, hints)]
         for round_ in range(args.runs + 1):
-            for name, defines in VARIANTS.items():
+            for name, (schedule, defines) in VARIANTS.items():
                 gpu.defines["r1cs/witness.cu"] = defines
-                z, ms = clock.time(lambda: run_program(gpu, program, *on_device))
+                z, ms = clock.time(
+                    lambda kernel=schedule: run_program(gpu, program, *on_device, kernel)
+                )
                 if round_ == 0:
                     got = z.get()
                     if first_z is None:
@@ -85,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
             "min_ms": min(values),
             "max_ms": max(values),
             "runs_ms": values,
-            "defines": VARIANTS[name],
+            "kernel": VARIANTS[name][0],
+            "defines": VARIANTS[name][1],
         }
         per_level = 1000 * median / max(1, counts["levels"])
         print(f"{name:48} {median:10.2f} {min(values):8.2f} {max(values):8.2f} {per_level:9.2f}")

@@ -729,3 +729,31 @@ def test_window_tables_hold_the_windows_the_core_counts():
     the kernels build msm.table_windows of them."""
     for bits in range(16, 25):
         assert TableBits.windows(bits) == msm.table_windows(bits)
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize("schedule", ["levels", "blocks"])
+def test_both_witness_kernels_give_the_reference_witness(name, schedule):
+    """``witness_levels`` and ``witness_blocks`` each give the CPU's witness, bit for bit, on
+    programs of several parts (porep-lite paths), one part (a single path) and random gadgets."""
+    from cuzk_backend_gpu.witness import from_montgomery, run_program
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.conformance.checks import GadgetCircuit
+    from cuzk_core.witness.compiled import compile_circuit
+    from cuzk_core.witness.evaluate import evaluate_program
+    from cuzk_core.witness.replay import replay
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    backend = load_plugins().backend(load_profile("cpu"))
+    gpu = plugin.gpu
+    for circuit in (PorepLite(challenges=5, depth=2), PorepLite(1, 3), GadgetCircuit(41, 3)):
+        compiled, _ = compile_circuit(backend, circuit, use_cache=False)
+        program = compiled.program
+        inputs, hints = replay(circuit, program)
+        with gpu.scope():
+            z = run_program(gpu, program, gpu.to_device(inputs), gpu.to_device(hints), schedule)
+            got = from_montgomery(gpu, z).get()
+        assert np.array_equal(got, evaluate_program(program, inputs, hints)), circuit.name

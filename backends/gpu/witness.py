@@ -17,6 +17,7 @@ from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 
 from .driver import DeviceArray, Gpu, GpuError
 from .field import matrix_on_device
+from .witness_schedule import BlockSchedule, block_schedule, level_cost
 
 _R = FR_MODULUS
 _R3 = pow(1 << 256, 3, _R)
@@ -26,19 +27,27 @@ THREADS = 128
 changes it)."""
 
 
+SCHEDULES = ("levels", "blocks")
+"""The witness kernels: ``witness_levels`` (every level across the device, a grid-wide barrier
+between) and ``witness_blocks`` (each block its own independent parts; witness_schedule.py)."""
+
+
 @attrs.frozen(eq=False)
 class DeviceProgram:
-    """A witness program's tables on the device, in ``witness_levels``' argument order."""
+    """A witness program's tables on the device, and the kernel that runs it."""
 
-    tables: tuple[DeviceArray, ...]
-    """Columns and coefficients of A, B, C and ``lin``, the ops in level order, inverses·R³
-    and the level boundaries."""
+    rows: tuple[DeviceArray, ...]
+    """Columns and coefficients of A, B, C and ``lin``, in the kernels' argument order."""
+    inv_r3: DeviceArray
+    """The SOLVE ops' inverses times R³."""
     hint_aux: DeviceArray
     hint_slot: DeviceArray
     num_hints: int
-    num_levels: int
-    width: int
-    """Ops per level on average: how many warps the launch is worth."""
+    schedule: str
+    """The kernel that runs the program when none is asked for: one of ``SCHEDULES``."""
+    launches: dict[tuple[str, int], tuple[int, tuple[DeviceArray, ...]]]
+    """Per schedule and block size, once uploaded: its blocks and its op tables in its
+    argument order."""
 
 
 def op_table(program: WitnessProgram) -> np.ndarray:
@@ -59,8 +68,30 @@ def op_table(program: WitnessProgram) -> np.ndarray:
     return table
 
 
+def _threads(gpu: Gpu) -> int:
+    return int(gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS))
+
+
+def _level_blocks(gpu: Gpu, program: WitnessProgram) -> int:
+    """``witness_levels``' blocks: a warp per op of an average level, at most what is resident
+    at once (its grid-wide barrier needs every block running)."""
+    threads = _threads(gpu)
+    fits = gpu.resident_threads(gpu.kernel(_MODULE, "witness_levels"), threads) // threads
+    width = math.ceil(len(program.level_ops) / max(1, program.num_levels))
+    return max(1, min(math.ceil(width / (threads // 32)), fits))
+
+
+def _block_schedule(gpu: Gpu, program: WitnessProgram) -> BlockSchedule:
+    """The program's parts on as many blocks of ``witness_blocks`` as are resident at once
+    (more would run after them, not beside)."""
+    threads = _threads(gpu)
+    fits = gpu.resident_threads(gpu.kernel(_MODULE, "witness_blocks"), threads) // threads
+    return block_schedule(program, fits, threads // 32)
+
+
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
-    """``program``'s tables on the device, uploaded once per program object."""
+    """``program``'s tables on the device, uploaded once per program object, with the tables of
+    the kernel it runs on."""
     cache = gpu.cache("witness programs")
     found = cache.get(program)
     if found is None:
@@ -69,27 +100,67 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         # Per distinct coefficient, not per op: a few values for any circuit.
         inv_r3 = ints_to_limbs([v * _R3 % _R for v in limbs_to_ints(program.inverses)])
         hint_aux = np.flatnonzero(program.kind == HINT).astype(np.int64)
+        threads = _threads(gpu)
+        blocks = _block_schedule(gpu, program)
+        levels = level_cost(program, _level_blocks(gpu, program) * (threads // 32))
         found = DeviceProgram(
-            tables=(
-                *(array for pair in rows for array in pair),
-                gpu.to_device(op_table(program)),
-                gpu.to_device(inv_r3.reshape(-1, 4)),
-                gpu.to_device(program.level_ptr),
-            ),
+            rows=tuple(array for pair in rows for array in pair),
+            inv_r3=gpu.to_device(inv_r3.reshape(-1, 4)),
             hint_aux=gpu.to_device(hint_aux),
             hint_slot=gpu.to_device(program.arg[hint_aux].astype(np.int64)),
             num_hints=len(hint_aux),
-            num_levels=program.num_levels,
-            width=math.ceil(len(program.level_ops) / max(1, program.num_levels)),
+            # A block's step waits on no grid barrier and reads z from L1: never slower
+            # than a level, so the blocks win whenever they wait through no more ops.
+            schedule="blocks" if blocks.cost <= levels else "levels",
+            launches={},
         )
         cache[program] = found
+        _launch_tables(gpu, program, found, found.schedule, blocks)
+    return found
+
+
+def _launch_tables(
+    gpu: Gpu,
+    program: WitnessProgram,
+    loaded: DeviceProgram,
+    schedule: str,
+    blocks: BlockSchedule | None = None,
+) -> tuple[int, tuple[DeviceArray, ...]]:
+    """The blocks and op tables ``schedule``'s kernel runs ``program`` with, uploaded once."""
+    key = (schedule, _threads(gpu))  # a tuning run may change the block size
+    found = loaded.launches.get(key)
+    if found is None:
+        table = op_table(program)
+        tables: tuple[DeviceArray, ...]
+        if schedule == "levels":
+            tables = (gpu.to_device(table), loaded.inv_r3, gpu.to_device(program.level_ptr))
+            found = (_level_blocks(gpu, program), tables)
+        else:
+            if blocks is None:
+                blocks = _block_schedule(gpu, program)
+            tables = (
+                gpu.to_device(table[blocks.order]),
+                loaded.inv_r3,
+                gpu.to_device(blocks.step),
+                gpu.to_device(blocks.warp_ptr),
+                gpu.to_device(blocks.block_steps),
+            )
+            found = (blocks.blocks, tables)
+        loaded.launches[key] = found
     return found
 
 
 def run_program(
-    gpu: Gpu, program: WitnessProgram, inputs: DeviceArray, hints: DeviceArray
+    gpu: Gpu,
+    program: WitnessProgram,
+    inputs: DeviceArray,
+    hints: DeviceArray,
+    schedule: str | None = None,
 ) -> DeviceArray:
-    """The witness ``z`` in Montgomery form on the device, from device inputs and hints."""
+    """The witness ``z`` in Montgomery form on the device, from device inputs and hints, by
+    ``schedule``'s kernel (one of ``SCHEDULES``; the program's own choice when None)."""
+    if schedule not in (None, *SCHEDULES):
+        raise ValueError(f"witness schedule {schedule!r}: one of {', '.join(SCHEDULES)}")
     loaded = program_on_device(gpu, program)
     num_inputs = program.num_inputs
     z = gpu.zeros((num_inputs + program.num_aux, 4), np.uint64)
@@ -99,24 +170,41 @@ def run_program(
         num_inputs + loaded.num_hints,
         (*start, np.uint64(loaded.num_hints), z),
     )
-    if loaded.num_levels:
-        levels = gpu.kernel(_MODULE, "witness_levels")
-        threads = gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS)
-        # Every block must be resident at once (the kernel's barrier): at most what fits.
-        fits = gpu.resident_threads(levels, threads) // threads
-        blocks = max(1, min(math.ceil(loaded.width / (threads // 32)), fits))
-        sync = gpu.zeros((2,), np.uint32)
+    if not program.num_levels:
+        return z
+    schedule = schedule or loaded.schedule
+    blocks, tables = _launch_tables(gpu, program, loaded, schedule)
+    threads = _threads(gpu)
+    if schedule == "blocks":
         gpu.launch(
-            levels,
+            gpu.kernel(_MODULE, "witness_blocks"),
             blocks * threads,
-            (*loaded.tables, np.uint64(loaded.num_levels), z, np.uint64(num_inputs), sync),
+            (*loaded.rows, *tables, z, np.uint64(num_inputs)),
             block=threads,
         )
-        if sync.get()[1]:
-            raise GpuError(
-                f"{gpu.name} backend: the witness kernel's {blocks} blocks were not all resident "
-                "at once (it waited 10 s at a level barrier)"
-            )
+        return z
+    sync = gpu.zeros((2,), np.uint32)
+    ops, inv_r3, level_ptr = tables
+    gpu.launch(
+        gpu.kernel(_MODULE, "witness_levels"),
+        blocks * threads,
+        (
+            *loaded.rows,
+            ops,
+            inv_r3,
+            level_ptr,
+            np.uint64(program.num_levels),
+            z,
+            np.uint64(num_inputs),
+            sync,
+        ),
+        block=threads,
+    )
+    if sync.get()[1]:
+        raise GpuError(
+            f"{gpu.name} backend: the witness kernel's {blocks} blocks were not all resident "
+            "at once (it waited 10 s at a level barrier)"
+        )
     return z
 
 

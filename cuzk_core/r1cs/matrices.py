@@ -141,6 +141,14 @@ class SparseMatrix:
         """Stored (non-zero) entries."""
         return len(self.cols)
 
+    def row_entries(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every entry of ``rows`` (in order) as ``(position in rows, column)``."""
+        starts = self.indptr[rows]
+        counts = self.indptr[rows + 1] - starts
+        owner = np.repeat(np.arange(len(rows)), counts)
+        offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        return owner, self.cols[np.repeat(starts, counts) + offsets]
+
     def first_rows(self, rows: int) -> SparseMatrix:
         """The first ``rows`` rows, as views of this matrix's arrays (no copy)."""
         end = int(self.indptr[rows])

@@ -426,15 +426,6 @@ def _circuit_rows(proving: R1CSMatrices) -> R1CSMatrices:
     )
 
 
-def _row_entries(matrix: SparseMatrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each of ``rows`` (in order), its column entries: ``(owner position, column)``."""
-    starts, ends = matrix.indptr[rows], matrix.indptr[rows + 1]
-    counts = ends - starts
-    owner = np.repeat(np.arange(len(rows)), counts)
-    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    return owner, matrix.cols[np.repeat(starts, counts) + offsets]
-
-
 def _dependencies(
     kind: np.ndarray,
     arg: np.ndarray,
@@ -463,11 +454,11 @@ def _dependencies(
         columns.append(n_in + aux[keep])
     solved = np.flatnonzero((kind == SOLVE) & ~copied)
     for matrix in (matrices.a, matrices.b, matrices.c):
-        owner, cols = _row_entries(matrix, arg[solved])
+        owner, cols = matrix.row_entries(arg[solved])
         owners.append(solved[owner])
         columns.append(cols)
     bits = np.flatnonzero((kind == BIT) & ~copied)
-    owner, cols = _row_entries(lin, arg[bits])
+    owner, cols = lin.row_entries(arg[bits])
     owners.append(bits[owner])
     columns.append(cols)
     owner, cols = np.concatenate(owners), np.concatenate(columns)

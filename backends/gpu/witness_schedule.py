@@ -1,0 +1,142 @@
+"""Which block runs which witness op, when the program splits into independent parts.
+
+``witness_levels`` waits at a grid-wide barrier after every level, and its ops read z through
+L2, because any op may read what another multiprocessor wrote. Many programs are instead a set
+of parts that read nothing of each other (porep-lite: one Poseidon path per challenge, 135 at
+2^20). Each part can then go to one block, which runs its parts level by level waiting only for
+its own warps (``__syncthreads``), with z in its multiprocessor's L1 and each warp's next op
+fetched ahead (``witness_blocks``). This module finds the parts and lays out that schedule.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
+
+
+@attrs.frozen(eq=False)
+class BlockSchedule:
+    """The program's ops in ``witness_blocks``' order.
+
+    Warp ``w`` of block ``b`` runs ``order[warp_ptr[b·warps + w] : warp_ptr[b·warps + w + 1]]``
+    in turn, each at its block's step ``step``; a block waits for its warps after each of its
+    ``block_steps`` steps."""
+
+    order: np.ndarray
+    """int64: positions in the program's ``level_ops`` (rows of the op table)."""
+    step: np.ndarray
+    """int32, beside ``order``: the step of its block at which the op runs."""
+    warp_ptr: np.ndarray
+    """int64 (blocks·warps + 1)."""
+    block_steps: np.ndarray
+    """int32 (blocks)."""
+    warps: int
+    """Warps per block."""
+    cost: int
+    """Op latencies the slowest block waits through: per step, its ops over its warps."""
+
+    @property
+    def blocks(self) -> int:
+        """Blocks the schedule launches."""
+        return len(self.block_steps)
+
+
+def level_cost(program: WitnessProgram, warps: int) -> int:
+    """Op latencies ``witness_levels`` waits through with ``warps`` warps: per level, its ops
+    over the warps (each level also waits at a grid-wide barrier)."""
+    return int(np.sum(-(-np.diff(program.level_ptr) // max(1, warps))))
+
+
+def computed_dependencies(program: WitnessProgram) -> tuple[np.ndarray, np.ndarray]:
+    """Every (reader, read) pair of non-hint ops, as positions in ``program.level_ops``: op
+    ``reader`` reads the aux op ``read`` computes (repeats possible)."""
+    kind, arg = program.kind, program.arg
+    position = np.full(len(kind), -1, dtype=np.int64)
+    position[program.level_ops] = np.arange(len(program.level_ops), dtype=np.int64)
+    readers, reads = [], []
+    solved = np.flatnonzero(kind == SOLVE)
+    bits = np.flatnonzero(kind == BIT)
+    m = program.matrices
+    for matrix, ops in ((m.a, solved), (m.b, solved), (m.c, solved), (program.lin, bits)):
+        owner, cols = matrix.row_entries(arg[ops])
+        readers.append(ops[owner])
+        reads.append(cols - program.num_inputs)
+    reader, read = np.concatenate(readers), np.concatenate(reads)
+    keep = read >= 0
+    reader, read = reader[keep], read[keep]
+    keep = (read != reader) & (kind[read] != HINT)  # a SOLVE's own aux is zero when it runs
+    return position[reader[keep]], position[read[keep]]
+
+
+def independent_parts(count: int, reader: np.ndarray, read: np.ndarray) -> np.ndarray:
+    """Per op, the smallest op of its part: ops joined by a chain of reads, either way, share
+    one. Label propagation with pointer jumping: each round joins every pair of parts an edge
+    still crosses, then points every op at its part's root; an edge inside a part stays
+    inside, so each round looks only at the edges that crossed before it."""
+    label = np.arange(count, dtype=np.int64)
+    while True:
+        root_reader, root_read = label[reader], label[read]
+        crossing = root_reader != root_read
+        if not crossing.any():
+            return label
+        reader, read = reader[crossing], read[crossing]
+        root_reader, root_read = root_reader[crossing], root_read[crossing]
+        low = np.minimum(root_reader, root_read)
+        np.minimum.at(label, root_reader, low)
+        np.minimum.at(label, root_read, low)
+        while True:  # labels only point down, so this ends at the roots
+            jumped = label[label]
+            if np.array_equal(jumped, label):
+                break
+            label = jumped
+
+
+def block_schedule(program: WitnessProgram, max_blocks: int, warps: int) -> BlockSchedule:
+    """The program's parts on at most ``max_blocks`` blocks of ``warps`` warps: the largest
+    parts first, dealt out back and forth across the blocks; within a block, an op runs at the
+    rank of its level among the block's levels, and the ops of a step go round the warps."""
+    count = len(program.level_ops)
+    num_levels = max(1, program.num_levels)
+    level = np.repeat(np.arange(program.num_levels, dtype=np.int64), np.diff(program.level_ptr))
+    label = independent_parts(count, *computed_dependencies(program))
+    _, part, sizes = np.unique(label, return_inverse=True, return_counts=True)
+    blocks = max(1, min(max_blocks, len(sizes)))
+    rank = np.empty(len(sizes), dtype=np.int64)
+    rank[np.argsort(-sizes, kind="stable")] = np.arange(len(sizes))
+    turn = rank % (2 * blocks)
+    block = np.where(turn < blocks, turn, 2 * blocks - 1 - turn)[part]
+    # Steps: a block's distinct levels, in order.
+    group, op_group, group_start = _ranks(block * num_levels + level)
+    group_block = group // num_levels
+    first_group = np.searchsorted(group_block, np.arange(blocks))
+    op_step = (np.arange(len(group)) - first_group[group_block])[op_group]
+    block_steps = np.bincount(group_block, minlength=blocks)
+    # Within a step, the ops go round the warps in level-list order.
+    by_group = np.argsort(op_group, kind="stable")
+    within = np.empty(count, dtype=np.int64)
+    within[by_group] = np.arange(count) - group_start[op_group[by_group]]
+    warp = block * warps + within % warps
+    order = np.lexsort((op_step, warp))
+    warp_ptr = np.zeros(blocks * warps + 1, dtype=np.int64)
+    np.cumsum(np.bincount(warp, minlength=blocks * warps), out=warp_ptr[1:])
+    widths = np.bincount(op_group, minlength=len(group))
+    latencies = np.bincount(group_block, weights=-(-widths // warps), minlength=blocks)
+    return BlockSchedule(
+        order=order.astype(np.int64),
+        step=op_step[order].astype(np.int32),
+        warp_ptr=warp_ptr,
+        block_steps=block_steps.astype(np.int32),
+        warps=warps,
+        cost=int(latencies.max()) if count else 0,
+    )
+
+
+def _ranks(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct keys (sorted), each key's index among them, and where each distinct key's
+    run starts in ``keys`` sorted."""
+    distinct, index, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    starts = np.zeros(len(distinct), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return distinct, index.astype(np.int64), starts

@@ -1,0 +1,148 @@
+"""The witness program's parts on blocks (backends/gpu/witness_schedule.py), checked on the host:
+what ``witness_blocks`` relies on is that every op a block runs reads only ops of its own block
+at earlier steps, and that each warp's ops come in step order."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cuzk_backend_gpu.witness_schedule import (
+    BlockSchedule,
+    block_schedule,
+    computed_dependencies,
+    independent_parts,
+    level_cost,
+)
+from cuzk_core.circuits import PorepLite
+from cuzk_core.conformance.checks import GadgetCircuit, TinyCircuit
+from cuzk_core.plugins import load_plugins
+from cuzk_core.profile import load_profile
+from cuzk_core.witness.compiled import compile_circuit
+from cuzk_core.witness.program import HINT, WitnessProgram
+
+
+def _program(circuit) -> WitnessProgram:
+    backend = load_plugins().backend(load_profile("cpu"))
+    compiled, _ = compile_circuit(backend, circuit, use_cache=False)
+    assert compiled.program is not None, compiled.problem
+    return compiled.program
+
+
+def _reads_by_definition(program: WitnessProgram) -> list[set[int]]:
+    """Per op (position in level_ops), the positions of the computed ops it reads, op by op."""
+    position = {int(aux): i for i, aux in enumerate(program.level_ops)}
+    m, n_in = program.matrices, program.num_inputs
+    reads = []
+    for aux in program.level_ops.tolist():
+        row = int(program.arg[aux])
+        matrices = (m.a, m.b, m.c) if program.kind[aux] != 2 else (program.lin,)
+        cols = {c for mat in matrices for c in mat.cols[mat.indptr[row] : mat.indptr[row + 1]]}
+        read = {int(c) - n_in for c in cols if c >= n_in and c - n_in != aux}
+        reads.append({position[r] for r in read if program.kind[r] != HINT})
+    return reads
+
+
+def _check(program: WitnessProgram, schedule: BlockSchedule) -> tuple[np.ndarray, np.ndarray]:
+    """The schedule's promises, by definition; returns each op's block and step."""
+    count = len(program.level_ops)
+    assert sorted(schedule.order.tolist()) == list(range(count))  # every op, once
+    warps = schedule.warps
+    assert len(schedule.warp_ptr) == schedule.blocks * warps + 1
+    assert schedule.warp_ptr[0] == 0 and schedule.warp_ptr[-1] == count
+    block = np.empty(count, dtype=np.int64)
+    step = np.empty(count, dtype=np.int64)
+    for warp in range(schedule.blocks * warps):
+        lo, hi = schedule.warp_ptr[warp : warp + 2]
+        steps = schedule.step[lo:hi].tolist()
+        assert steps == sorted(steps)  # a warp runs its ops in step order
+        assert all(0 <= s < schedule.block_steps[warp // warps] for s in steps)
+        block[schedule.order[lo:hi]] = warp // warps
+        step[schedule.order[lo:hi]] = steps
+    for op, reads in enumerate(_reads_by_definition(program)):
+        for read in reads:
+            assert block[read] == block[op] and step[read] < step[op], (op, read)
+    # The cost: per block, each step's ops over the warps.
+    cost = [0] * schedule.blocks
+    for b in range(schedule.blocks):
+        for s in range(int(schedule.block_steps[b])):
+            width = int(np.sum((block == b) & (step == s)))
+            assert width > 0  # a step is one of the block's levels
+            cost[b] += -(-width // warps)
+    assert schedule.cost == max(cost)
+    return block, step
+
+
+@pytest.mark.parametrize(("max_blocks", "warps"), [(1, 4), (2, 1), (3, 4), (64, 2)])
+def test_porep_lite_paths_are_its_parts_and_each_block_runs_its_own(max_blocks, warps):
+    program = _program(PorepLite(challenges=3, depth=2))
+    schedule = block_schedule(program, max_blocks, warps)
+    block, _ = _check(program, schedule)
+    assert schedule.blocks == min(max_blocks, 3)  # one part per challenge's path
+    # The paths are alike: a block of one path takes every level, one op a step at most
+    # beside the full rounds' S-boxes.
+    assert schedule.block_steps.max() == program.num_levels
+    if max_blocks >= 3:
+        assert schedule.cost <= level_cost(program, 1)
+    if max_blocks == 1:
+        assert (block == 0).all() and schedule.cost == level_cost(program, warps)
+
+
+@pytest.mark.parametrize("structure", [3, 17, 40, 41])
+def test_random_gadget_programs_schedule_by_definition(structure):
+    program = _program(GadgetCircuit(structure, 0))
+    for max_blocks, warps in ((1, 1), (2, 4), (7, 2), (1000, 4)):
+        _check(program, block_schedule(program, max_blocks, warps))
+
+
+def _parts_one_edge_at_a_time(count: int, edges: list[tuple[int, int]]) -> list[int]:
+    """The smallest op of each op's part, by union-find one edge at a time."""
+    parent = list(range(count))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for u, v in edges:
+        a, b = sorted((root(u), root(v)))
+        parent[b] = a
+    return [root(x) for x in range(count)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_independent_parts_match_union_find(seed):
+    rng = random.Random(seed)
+    count = rng.randrange(1, 300)
+    shape = seed % 4
+    if shape == 0:  # random reads of earlier ops, repeats included
+        edges = [(j, rng.randrange(j)) for j in range(1, count) for _ in range(rng.randrange(3))]
+    elif shape == 1:  # one chain, read backwards: the slowest case for the labels
+        edges = [(j, j - 1) for j in range(1, count)]
+    elif shape == 2:  # interleaved chains
+        edges = [(j, j - 3) for j in range(3, count)]
+    else:  # a few long-range reads
+        edges = [(rng.randrange(count), rng.randrange(count)) for _ in range(count // 10)]
+    reader = np.array([u for u, _ in edges], dtype=np.int64)
+    read = np.array([v for _, v in edges], dtype=np.int64)
+    assert independent_parts(count, reader, read).tolist() == _parts_one_edge_at_a_time(
+        count, edges
+    )
+
+
+def test_computed_dependencies_leave_out_hints_inputs_and_the_op_itself():
+    program = _program(PorepLite(challenges=1, depth=2))
+    reader, read = computed_dependencies(program)
+    pairs = set(zip(reader.tolist(), read.tolist(), strict=True))
+    expected = {(op, r) for op, reads in enumerate(_reads_by_definition(program)) for r in reads}
+    assert pairs == expected
+
+
+def test_a_program_of_hints_only_gets_an_empty_schedule():
+    program = _program(TinyCircuit(5, steps=4))
+    assert program.num_levels == 0
+    schedule = block_schedule(program, 8, 4)
+    assert schedule.cost == 0 and schedule.warp_ptr.tolist() == [0] * 5
+    assert schedule.block_steps.tolist() == [0] and len(schedule.order) == 0
