@@ -31,6 +31,7 @@ from cuzk_core.witness.replay import replay
 VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "levels (128 threads, narrow sums)": ("levels", {}),
     "blocks (128 threads)": ("blocks", {}),
+    "blocks, 4 blocks a multiprocessor": ("blocks", {"WITNESS_BLOCKS_PER_SM": 4}),
     "blocks, 64 threads": ("blocks", {"WITNESS_THREADS": 64}),
     "blocks, 32 threads": ("blocks", {"WITNESS_THREADS": 32}),
     "levels, 64 threads": ("levels", {"WITNESS_THREADS": 64}),

@@ -45,9 +45,9 @@ class DeviceProgram:
     num_hints: int
     schedule: str
     """The kernel that runs the program when none is asked for: one of ``SCHEDULES``."""
-    launches: dict[tuple[str, int], tuple[int, tuple[DeviceArray, ...]]]
-    """Per schedule and block size, once uploaded: its blocks and its op tables in its
-    argument order."""
+    launches: dict[tuple[str, str], tuple[int, tuple[DeviceArray, ...]]]
+    """Per schedule and the kernels' defines, once uploaded: its blocks and its op tables in
+    its argument order."""
 
 
 def op_table(program: WitnessProgram) -> np.ndarray:
@@ -127,7 +127,8 @@ def _launch_tables(
     blocks: BlockSchedule | None = None,
 ) -> tuple[int, tuple[DeviceArray, ...]]:
     """The blocks and op tables ``schedule``'s kernel runs ``program`` with, uploaded once."""
-    key = (schedule, _threads(gpu))  # a tuning run may change the block size
+    # A tuning run's defines may change the block size and the blocks resident.
+    key = (schedule, repr(sorted(gpu.defines.get(_MODULE, {}).items())))
     found = loaded.launches.get(key)
     if found is None:
         table = op_table(program)

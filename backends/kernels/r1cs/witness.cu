@@ -23,6 +23,9 @@
 #ifndef WITNESS_NARROW_SUMS  // 1: a warp sum over only as many lanes as the op's longest row
 #define WITNESS_NARROW_SUMS 1
 #endif
+#ifndef WITNESS_BLOCKS_PER_SM  // witness_blocks: at least this many blocks a multiprocessor
+#define WITNESS_BLOCKS_PER_SM 1  // (4: 128 registers, spilling the ops fetched ahead)
+#endif
 #ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): levels without barriers
 #define WITNESS_TIMING_NO_BARRIER 0
 #endif
@@ -240,7 +243,7 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
 // warps between steps. Warp w of block b runs ops[warp_ptr[b·W + w] .. warp_ptr[b·W + w + 1])
 // in order, op i at its block's step op_step[i]. Neither an op nor its rows depend on z, so a
 // warp fetches them ahead while it runs the op before: an op then waits on one load, its z.
-extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_blocks(
+extern "C" __global__ void __launch_bounds__(WITNESS_THREADS, WITNESS_BLOCKS_PER_SM) witness_blocks(
     const int64_t* a_cols, const fr_t* a_coeffs, const int64_t* b_cols, const fr_t* b_coeffs,
     const int64_t* c_cols, const fr_t* c_coeffs, const int64_t* lin_cols, const fr_t* lin_coeffs,
     const op_t* ops, const fr_t* inv_r3, const int32_t* op_step, const int64_t* warp_ptr,
