@@ -29,12 +29,13 @@ from cuzk_core.witness.compiled import compile_circuit
 from cuzk_core.witness.replay import replay
 
 VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
-    "levels (128 threads, narrow sums)": ("levels", {}),
-    "blocks (128 threads)": ("blocks", {}),
+    "levels, canonical rows (round 24)": ("levels", {"WITNESS_SCALED_ROWS": 0}),
+    "levels": ("levels", {}),
+    "blocks, canonical rows": ("blocks", {"WITNESS_SCALED_ROWS": 0}),
+    "blocks": ("blocks", {}),
     "blocks, 4 blocks a multiprocessor": ("blocks", {"WITNESS_BLOCKS_PER_SM": 4}),
     "blocks, 64 threads": ("blocks", {"WITNESS_THREADS": 64}),
     "blocks, 32 threads": ("blocks", {"WITNESS_THREADS": 32}),
-    "levels, 64 threads": ("levels", {"WITNESS_THREADS": 64}),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
 }
 """Variant name → (kernel, defines; the empty set is the kernel's defaults)."""

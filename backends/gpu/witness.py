@@ -23,8 +23,10 @@ _R = FR_MODULUS
 _R3 = pow(1 << 256, 3, _R)
 _MODULE = "r1cs/witness.cu"
 THREADS = 128
-"""Threads per block of ``witness_levels`` (the kernel's WITNESS_THREADS, unless a define
+"""Threads per block of the witness kernels (the kernel's WITNESS_THREADS, unless a define
 changes it)."""
+SCALED_ROWS = 1
+"""The kernel's WITNESS_SCALED_ROWS default: whether the kernels read A and C scaled per op."""
 
 
 SCHEDULES = ("levels", "blocks")
@@ -36,8 +38,9 @@ between) and ``witness_blocks`` (each block its own independent parts; witness_s
 class DeviceProgram:
     """A witness program's tables on the device, and the kernel that runs it."""
 
-    rows: tuple[DeviceArray, ...]
-    """Columns and coefficients of A, B, C and ``lin``, in the kernels' argument order."""
+    rows: dict[bool, tuple[DeviceArray, ...]]
+    """Columns and coefficients of A, B, C and ``lin`` in the kernels' argument order: canonical
+    (False), and once made, with A and C scaled per op (True; ``WITNESS_SCALED_ROWS``)."""
     inv_r3: DeviceArray
     """The SOLVE ops' inverses times R³."""
     hint_aux: DeviceArray
@@ -72,6 +75,26 @@ def _threads(gpu: Gpu) -> int:
     return int(gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS))
 
 
+def _kernel_rows(
+    gpu: Gpu, program: WitnessProgram, loaded: DeviceProgram
+) -> tuple[DeviceArray, ...]:
+    """The rows the kernels read under the current defines: with ``WITNESS_SCALED_ROWS`` (the
+    default), copies of A and C scaled per op by ``witness_scale_rows``, made once."""
+    scaled = bool(gpu.defines.get(_MODULE, {}).get("WITNESS_SCALED_ROWS", SCALED_ROWS))
+    found = loaded.rows.get(scaled)
+    if found is None:
+        a_cols, a, b_cols, b, c_cols, c, lin_cols, lin = loaded.rows[False]
+        a_out, c_out = gpu.copy(a), gpu.copy(c)
+        count = len(program.level_ops)
+        gpu.launch(
+            gpu.kernel(_MODULE, "witness_scale_rows"),
+            count,
+            (gpu.to_device(op_table(program)), np.uint64(count), a, c, loaded.inv_r3, a_out, c_out),
+        )
+        found = loaded.rows[scaled] = (a_cols, a_out, b_cols, b, c_cols, c_out, lin_cols, lin)
+    return found
+
+
 def _level_blocks(gpu: Gpu, program: WitnessProgram) -> int:
     """``witness_levels``' blocks: a warp per op of an average level, at most what is resident
     at once (its grid-wide barrier needs every block running)."""
@@ -104,7 +127,7 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         blocks = _block_schedule(gpu, program)
         levels = level_cost(program, _level_blocks(gpu, program) * (threads // 32))
         found = DeviceProgram(
-            rows=tuple(array for pair in rows for array in pair),
+            rows={False: tuple(array for pair in rows for array in pair)},
             inv_r3=gpu.to_device(inv_r3.reshape(-1, 4)),
             hint_aux=gpu.to_device(hint_aux),
             hint_slot=gpu.to_device(program.arg[hint_aux].astype(np.int64)),
@@ -115,7 +138,9 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
             launches={},
         )
         cache[program] = found
-        _launch_tables(gpu, program, found, found.schedule, blocks)
+        if program.num_levels:
+            _launch_tables(gpu, program, found, found.schedule, blocks)
+            _kernel_rows(gpu, program, found)
     return found
 
 
@@ -175,12 +200,13 @@ def run_program(
         return z
     schedule = schedule or loaded.schedule
     blocks, tables = _launch_tables(gpu, program, loaded, schedule)
+    rows = _kernel_rows(gpu, program, loaded)
     threads = _threads(gpu)
     if schedule == "blocks":
         gpu.launch(
             gpu.kernel(_MODULE, "witness_blocks"),
             blocks * threads,
-            (*loaded.rows, *tables, z, np.uint64(num_inputs)),
+            (*rows, *tables, z, np.uint64(num_inputs)),
             block=threads,
         )
         return z
@@ -190,7 +216,7 @@ def run_program(
         gpu.kernel(_MODULE, "witness_levels"),
         blocks * threads,
         (
-            *loaded.rows,
+            *rows,
             ops,
             inv_r3,
             level_ptr,

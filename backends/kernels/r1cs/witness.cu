@@ -23,6 +23,9 @@
 #ifndef WITNESS_NARROW_SUMS  // 1: a warp sum over only as many lanes as the op's longest row
 #define WITNESS_NARROW_SUMS 1
 #endif
+#ifndef WITNESS_SCALED_ROWS  // 1: A and C rows pre-scaled per op (witness_scale_rows), so a
+#define WITNESS_SCALED_ROWS 1  // SOLVE waits on two products in a row, not three
+#endif
 #ifndef WITNESS_BLOCKS_PER_SM  // witness_blocks: at least this many blocks a multiprocessor
 #define WITNESS_BLOCKS_PER_SM 1  // (4: 128 registers, spilling the ops fetched ahead)
 #endif
@@ -169,9 +172,10 @@ __device__ __forceinline__ void store_z(fr_t* p, const fr_t& value) {
     }
 }
 
-// Op `op` by one warp, from its first entries: aux[op.aux] = its value. The rows' coefficients
-// are canonical; inv_r3[k] is the k-th inverse times R^3, so that
-// ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 = (a·b − c)·inv in Montgomery form for canonical a, b, c.
+// Op `op` by one warp, from its first entries: aux[op.aux] = its value. With canonical rows,
+// inv_r3[k] is the k-th inverse times R^3, so that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 =
+// (a·b − c)·inv in Montgomery form. With scaled rows (witness_scale_rows) A·z is a·inv·R^2 and
+// C·z is c·inv·R, so (A·z)(B·z)·R^-1 − C·z is that value with one product fewer.
 template <bool LOCAL>
 __device__ __forceinline__ void run_op(const op_t& op, const op_start& first, uint32_t lane,
                                        const witness_rows& rows, const fr_t* inv_r3,
@@ -207,8 +211,12 @@ __device__ __forceinline__ void run_op(const op_t& op, const op_start& first, ui
         const uint32_t b = (uint32_t)(op.kind_extra >> 8);
         value = (sum[0].v[b >> 5] >> (b & 31)) & 1 ? fr_t::one() : fr_t::zero();
     } else {  // SOLVE: aux j is still zero, so C·z leaves out its own term
+#if WITNESS_SCALED_ROWS
+        value = sum[0] * sum[1] - sum[2];
+#else
         const fr_t inv = load_vec(inv_r3 + (op.kind_extra >> 8));
         value = (sum[0] * sum[1] - sum[2] * fr_t::canonical_one()) * inv;
+#endif
     }
     if (lane == 0) store_z<LOCAL>(aux + op.aux, value);
 }
@@ -288,6 +296,23 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS, WITNESS_BLOCKS_PER
             i++;
         }
         __syncthreads();
+    }
+}
+
+// The A and C rows a SOLVE op reads, scaled for WITNESS_SCALED_ROWS: a_out = a·inv·R^2 and
+// c_out = c·inv·R for op inverse inv (canonical coefficients in, one thread per op; entries of
+// rows no op solves are left as they are).
+extern "C" __global__ void witness_scale_rows(const op_t* ops, uint64_t count,
+                                              const fr_t* a_coeffs, const fr_t* c_coeffs,
+                                              const fr_t* inv_r3, fr_t* a_out, fr_t* c_out) {
+    const uint64_t i = global_thread();
+    if (i >= count) return;
+    const op_t op = load_vec(ops + i);
+    if (is_bit(op)) return;
+    const fr_t inv = load_vec(inv_r3 + (op.kind_extra >> 8));  // coeff·inv·R^3·R^-1
+    for (int64_t e = op.a_begin; e < op.a_end; e++) store_vec(a_out + e, load_vec(a_coeffs + e) * inv);
+    for (int64_t e = op.c_begin; e < op.c_end; e++) {
+        store_vec(c_out + e, load_vec(c_coeffs + e) * inv * fr_t::canonical_one());
     }
 }
 
