@@ -127,15 +127,19 @@ def test_independent_parts_match_union_find(seed):
         edges = [(rng.randrange(count), rng.randrange(count)) for _ in range(count // 10)]
     reader = np.array([u for u, _ in edges], dtype=np.int64)
     read = np.array([v for _, v in edges], dtype=np.int64)
-    assert independent_parts(count, reader, read).tolist() == _parts_one_edge_at_a_time(
-        count, edges
-    )
+    expected = _parts_one_edge_at_a_time(count, edges)
+    assert independent_parts(count, [(reader, read)]).tolist() == expected
+    batches = [(reader[i : i + 7], read[i : i + 7]) for i in range(0, len(reader), 7)]
+    assert independent_parts(count, batches).tolist() == expected
 
 
 def test_computed_dependencies_leave_out_hints_inputs_and_the_op_itself():
     program = _program(PorepLite(challenges=1, depth=2))
-    reader, read = computed_dependencies(program)
-    pairs = set(zip(reader.tolist(), read.tolist(), strict=True))
+    pairs = {
+        (reader, read)
+        for readers, reads in computed_dependencies(program, chunk_ops=5)
+        for reader, read in zip(readers.tolist(), reads.tolist(), strict=True)
+    }
     expected = {(op, r) for op, reads in enumerate(_reads_by_definition(program)) for r in reads}
     assert pairs == expected
 

@@ -10,6 +10,8 @@ fetched ahead (``witness_blocks``). This module finds the parts and lays out tha
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import attrs
 import numpy as np
 
@@ -49,48 +51,58 @@ def level_cost(program: WitnessProgram, warps: int) -> int:
     return int(np.sum(-(-np.diff(program.level_ptr) // max(1, warps))))
 
 
-def computed_dependencies(program: WitnessProgram) -> tuple[np.ndarray, np.ndarray]:
+CHUNK_OPS = 1 << 18
+"""Ops whose reads are gathered at once: bounds the pairs held (a 2^24 program reads ~26 aux
+an op; all at once would be ~7 GB of pairs)."""
+
+
+def computed_dependencies(
+    program: WitnessProgram, chunk_ops: int = CHUNK_OPS
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Every (reader, read) pair of non-hint ops, as positions in ``program.level_ops``: op
-    ``reader`` reads the aux op ``read`` computes (repeats possible)."""
-    kind, arg = program.kind, program.arg
+    ``reader`` reads the aux op ``read`` computes (repeats possible), ``chunk_ops`` ops'
+    rows of one matrix at a time."""
+    kind, arg, n_in = program.kind, program.arg, program.num_inputs
     position = np.full(len(kind), -1, dtype=np.int64)
     position[program.level_ops] = np.arange(len(program.level_ops), dtype=np.int64)
-    readers, reads = [], []
     solved = np.flatnonzero(kind == SOLVE)
     bits = np.flatnonzero(kind == BIT)
     m = program.matrices
-    for matrix, ops in ((m.a, solved), (m.b, solved), (m.c, solved), (program.lin, bits)):
-        owner, cols = matrix.row_entries(arg[ops])
-        readers.append(ops[owner])
-        reads.append(cols - program.num_inputs)
-    reader, read = np.concatenate(readers), np.concatenate(reads)
-    keep = read >= 0
-    reader, read = reader[keep], read[keep]
-    keep = (read != reader) & (kind[read] != HINT)  # a SOLVE's own aux is zero when it runs
-    return position[reader[keep]], position[read[keep]]
+    for matrix, all_ops in ((m.a, solved), (m.b, solved), (m.c, solved), (program.lin, bits)):
+        for start in range(0, len(all_ops), chunk_ops):
+            ops = all_ops[start : start + chunk_ops]
+            owner, cols = matrix.row_entries(arg[ops])
+            reader, read = ops[owner], cols - n_in
+            keep = read >= 0
+            reader, read = reader[keep], read[keep]
+            keep = (read != reader) & (kind[read] != HINT)  # a SOLVE's own aux is 0 as it runs
+            yield position[reader[keep]], position[read[keep]]
 
 
-def independent_parts(count: int, reader: np.ndarray, read: np.ndarray) -> np.ndarray:
+def independent_parts(count: int, pairs: Iterable[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """Per op, the smallest op of its part: ops joined by a chain of reads, either way, share
-    one. Label propagation with pointer jumping: each round joins every pair of parts an edge
-    still crosses, then points every op at its part's root; an edge inside a part stays
-    inside, so each round looks only at the edges that crossed before it."""
+    one. Label propagation with pointer jumping, a batch of (reader, read) pairs at a time:
+    each round joins every pair of parts an edge still crosses, then points every op at its
+    part's root. Parts only ever merge, so an edge inside a part stays inside: a round looks
+    only at the edges that crossed before it, and a batch done stays done."""
     label = np.arange(count, dtype=np.int64)
-    while True:
-        root_reader, root_read = label[reader], label[read]
-        crossing = root_reader != root_read
-        if not crossing.any():
-            return label
-        reader, read = reader[crossing], read[crossing]
-        root_reader, root_read = root_reader[crossing], root_read[crossing]
-        low = np.minimum(root_reader, root_read)
-        np.minimum.at(label, root_reader, low)
-        np.minimum.at(label, root_read, low)
-        while True:  # labels only point down, so this ends at the roots
-            jumped = label[label]
-            if np.array_equal(jumped, label):
+    for reader, read in pairs:
+        while True:
+            root_reader, root_read = label[reader], label[read]
+            crossing = root_reader != root_read
+            if not crossing.any():
                 break
-            label = jumped
+            reader, read = reader[crossing], read[crossing]
+            root_reader, root_read = root_reader[crossing], root_read[crossing]
+            low = np.minimum(root_reader, root_read)
+            np.minimum.at(label, root_reader, low)
+            np.minimum.at(label, root_read, low)
+            while True:  # labels only point down, so this ends at the roots
+                jumped = label[label]
+                if np.array_equal(jumped, label):
+                    break
+                label = jumped
+    return label
 
 
 def block_schedule(program: WitnessProgram, max_blocks: int, warps: int) -> BlockSchedule:
@@ -100,7 +112,7 @@ def block_schedule(program: WitnessProgram, max_blocks: int, warps: int) -> Bloc
     count = len(program.level_ops)
     num_levels = max(1, program.num_levels)
     level = np.repeat(np.arange(program.num_levels, dtype=np.int64), np.diff(program.level_ptr))
-    label = independent_parts(count, *computed_dependencies(program))
+    label = independent_parts(count, computed_dependencies(program))
     _, part, sizes = np.unique(label, return_inverse=True, return_counts=True)
     blocks = max(1, min(max_blocks, len(sizes)))
     rank = np.empty(len(sizes), dtype=np.int64)
