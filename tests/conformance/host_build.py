@@ -56,14 +56,17 @@ def xyzz_affine(group: str, coords: list[int]):
     return (fq2_mul(x, fq2_inv(zz)), fq2_mul(y, fq2_inv(zzz)))
 
 
-def build_harness(source: Path, out_dir: Path, optimize: str = "-O1") -> Callable[[list[str]], str]:
-    """Compile ``source`` against backends/kernels with g++ (skip the test without a compiler);
-    the result runs the program on input lines and returns its stdout."""
+def build_harness(
+    source: Path, out_dir: Path, optimize: str = "-O1", flags: tuple[str, ...] = ()
+) -> Callable[[list[str]], str]:
+    """Compile ``source`` against backends/kernels with g++ and ``flags`` (skip the test without
+    a compiler); the result runs the program on input lines and returns its stdout."""
     compiler = shutil.which("g++") or shutil.which("c++")
     if compiler is None:
         pytest.skip("no C++ compiler to build the kernel headers for the host")
     exe = out_dir / source.stem
-    cmd = [compiler, "-std=c++17", optimize, "-Wno-unknown-pragmas", f"-I{KERNELS}", str(source)]
+    cmd = [compiler, "-std=c++17", optimize, "-Wno-unknown-pragmas", f"-I{KERNELS}", *flags]
+    cmd.append(str(source))
     subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True, text=True)
 
     def run(lines: list[str]) -> str:

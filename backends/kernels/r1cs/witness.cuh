@@ -1,0 +1,262 @@
+// The witness program's ops as each thread runs them (r1cs/witness.cu launches them; the host
+// harness tests/conformance/witness_host.cpp runs the same code on threads).
+//
+// The program is thousands of levels of a few hundred ops each (porep-lite 2^20: 6,273 levels
+// of ~166), so one launch per level would be launch-bound. witness_levels runs every level in
+// one persistent launch instead: a warp per op (its lanes split the rows' entries), and a
+// grid-wide barrier between levels. A level then costs the latency of one op (loads, products,
+// warp sums: ~7 µs on the H200) plus the barrier's (~1.5 µs); see bench/NOTES.md for the A/B
+// of block sizes, barriers and prefetching across the barrier (no gain). The blocks must all be
+// resident at once: the host launches no more than fit. When the program splits into
+// independent parts (porep-lite: a challenge each), witness_blocks runs them without the grid
+// barrier instead (backends/gpu/witness_schedule.py).
+//
+// z is kept in Montgomery form; the matrices' coefficients stay canonical (as the SpMV reads
+// them), so coeff·z_mont under the Montgomery product is the canonical coeff·z.
+//
+// A body takes the thread's `Lanes`: lane (its lane in the warp), shuffle_down(x, d) (every
+// lane of the warp together, as __shfl_down_sync), load_coherent / store_coherent (z where
+// other multiprocessors write it), sync_block() and sync_grid(sync, round) (false when stuck).
+#pragma once
+
+#include "../common_mem.cuh"
+#include "../ff/bls12_381.cuh"
+
+// Tuning macros (bench/gpu_witness_variants.py sets them through the driver's defines).
+#ifndef WITNESS_THREADS
+#define WITNESS_THREADS 128
+#endif
+#ifndef WITNESS_NARROW_SUMS  // 1: a warp sum over only as many lanes as the op's longest row
+#define WITNESS_NARROW_SUMS 1
+#endif
+#ifndef WITNESS_SCALED_ROWS  // 1: A and C rows pre-scaled per op (witness_scale_rows), so a
+#define WITNESS_SCALED_ROWS 1  // SOLVE waits on two products in a row, not three
+#endif
+#ifndef WITNESS_BLOCKS_PER_SM  // witness_blocks: at least this many blocks a multiprocessor
+#define WITNESS_BLOCKS_PER_SM 1  // (4: 128 registers, spilling the ops fetched ahead)
+#endif
+#ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): levels without barriers
+#define WITNESS_TIMING_NO_BARRIER 0
+#endif
+#ifndef WITNESS_TIMING_NO_OPS  // timing only (a wrong witness): barriers without ops
+#define WITNESS_TIMING_NO_OPS 0
+#endif
+#define OP_BIT 2
+
+#if defined(__CUDACC__)
+#define WITNESS_FN __device__ __forceinline__
+#else
+#define WITNESS_FN inline
+#endif
+
+// One op as the kernels read it (built once per program by the host): aux j, kind | extra << 8
+// (extra: the inverse's index for SOLVE, the bit for BIT), and the entry ranges of its rows in
+// A, B, C (a BIT op's `lin` row in the A slot, B and C empty).
+struct alignas(16) op_t {
+    int64_t aux, kind_extra, a_begin, a_end, b_begin, b_end, c_begin, c_end;
+};
+
+// The rows ops read: A, B, C and `lin` (columns of z, coefficients).
+struct witness_rows {
+    const int64_t *a_cols, *b_cols, *c_cols, *lin_cols;
+    const fr_t *a_coeffs, *b_coeffs, *c_coeffs, *lin_coeffs;
+};
+
+// What an op reads before any z: this lane's first entry of each of its three rows.
+struct op_start {
+    int64_t col[3];
+    fr_t coeff[3];
+};
+
+WITNESS_FN bool is_bit(const op_t& op) { return (op.kind_extra & 0xff) == OP_BIT; }
+
+// The three rows op reads, as (columns, coefficients) pointers: a BIT op's `lin` row for A.
+#define OP_ROWS(op, rows)                                                                  \
+    const int64_t* cols[3] = {is_bit(op) ? (rows).lin_cols : (rows).a_cols, (rows).b_cols, \
+                              (rows).c_cols};                                              \
+    const fr_t* coeffs[3] = {is_bit(op) ? (rows).lin_coeffs : (rows).a_coeffs,             \
+                             (rows).b_coeffs, (rows).c_coeffs}
+
+// The first entry of each row, loaded together (one load latency, not three).
+WITNESS_FN op_start first_entries(const op_t& op, uint32_t lane, const witness_rows& rows) {
+    const int64_t begin[3] = {op.a_begin, op.b_begin, op.c_begin};
+    const int64_t end[3] = {op.a_end, op.b_end, op.c_end};
+    OP_ROWS(op, rows);
+    op_start first;
+#pragma unroll
+    for (int m = 0; m < 3; m++) {
+        const int64_t e = begin[m] + lane;
+        first.col[m] = e < end[m] ? cols[m][e] : -1;
+        first.coeff[m] = e < end[m] ? load_vec(coeffs[m] + e) : fr_t::zero();
+    }
+    return first;
+}
+
+// The sum of x over lanes 0 .. 2·half − 1, in lane 0 (half a power of two, at most 16).
+template <class Lanes>
+WITNESS_FN fr_t warp_sum(const Lanes& lanes, fr_t x, int half) {
+    for (int d = half; d > 0; d >>= 1) x = x + lanes.shuffle_down(x, d);
+    return x;
+}
+
+// z as an op reads and writes it: coherent across multiprocessors (LOCAL false), or plain
+// (LOCAL true: only the op's own block writes what it reads).
+template <bool LOCAL, class Lanes>
+WITNESS_FN fr_t load_z(const Lanes& lanes, const fr_t* p) {
+    return LOCAL ? load_vec(p) : lanes.load_coherent(p);
+}
+
+template <bool LOCAL, class Lanes>
+WITNESS_FN void store_z(const Lanes& lanes, fr_t* p, const fr_t& value) {
+    if (LOCAL) {
+        store_vec(p, value);
+    } else {
+        lanes.store_coherent(p, value);
+    }
+}
+
+// How many lanes a warp sum adds, halved: all 32, or only as many as the op's longest row.
+WITNESS_FN int warp_sum_half(int64_t longest) {
+#if WITNESS_NARROW_SUMS
+    if (longest >= 32) return 16;
+    if (longest < 2) return 0;
+#if defined(__CUDA_ARCH__)
+    return 1 << (31 - __clz((int)longest - 1));
+#else
+    return 1 << (31 - __builtin_clz((unsigned)longest - 1));
+#endif
+#else
+    (void)longest;
+    return 16;
+#endif
+}
+
+// Op `op` by one warp, from its first entries: aux[op.aux] = its value. With canonical rows,
+// inv_r3[k] is the k-th inverse times R^3, so that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 =
+// (a·b − c)·inv in Montgomery form. With scaled rows (witness_scale_row) A·z is a·inv·R^2 and
+// C·z is c·inv·R, so (A·z)(B·z)·R^-1 − C·z is that value with one product fewer.
+template <bool LOCAL, class Lanes>
+WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first,
+                       const witness_rows& rows, const fr_t* inv_r3, const fr_t* z, fr_t* aux) {
+    const uint32_t lane = lanes.lane;
+    const bool bit = is_bit(op);
+    const int64_t begin[3] = {op.a_begin, op.b_begin, op.c_begin};
+    const int64_t end[3] = {op.a_end, op.b_end, op.c_end};
+    OP_ROWS(op, rows);
+    fr_t sum[3];
+#pragma unroll
+    for (int m = 0; m < 3; m++) {
+        sum[m] = first.col[m] >= 0 ? first.coeff[m] * load_z<LOCAL>(lanes, z + first.col[m])
+                                   : fr_t::zero();
+    }
+#pragma unroll
+    for (int m = 0; m < 3; m++) {  // rows longer than a warp: the rest, lane-strided
+        for (int64_t e = begin[m] + 32 + lane; e < end[m]; e += 32) {
+            sum[m] = sum[m] + load_vec(coeffs[m] + e) * load_z<LOCAL>(lanes, z + cols[m][e]);
+        }
+    }
+    int64_t longest = 1;
+#pragma unroll
+    for (int m = 0; m < 3; m++) longest = longest > end[m] - begin[m] ? longest : end[m] - begin[m];
+    const int half = warp_sum_half(longest);
+#pragma unroll
+    for (int m = 0; m < 3; m++) sum[m] = warp_sum(lanes, sum[m], half);
+    fr_t value;
+    if (bit) {
+        const uint32_t b = (uint32_t)(op.kind_extra >> 8);
+        value = (sum[0].v[b >> 5] >> (b & 31)) & 1 ? fr_t::one() : fr_t::zero();
+    } else {  // SOLVE: aux j is still zero, so C·z leaves out its own term
+#if WITNESS_SCALED_ROWS
+        (void)inv_r3;
+        value = sum[0] * sum[1] - sum[2];
+#else
+        const fr_t inv = load_vec(inv_r3 + (op.kind_extra >> 8));
+        value = (sum[0] * sum[1] - sum[2] * fr_t::canonical_one()) * inv;
+#endif
+    }
+    if (lane == 0) store_z<LOCAL>(lanes, aux + op.aux, value);
+}
+
+// witness_levels, one thread of warp `warp` of `warps`: ops[level_ptr[l] .. level_ptr[l+1]) is
+// level l, a warp an op, every block waiting for all others between levels.
+template <class Lanes>
+WITNESS_FN void witness_levels_thread(const Lanes& lanes, int64_t warp, int64_t warps,
+                                      const witness_rows& rows, const op_t* ops,
+                                      const fr_t* inv_r3, const int64_t* level_ptr,
+                                      uint64_t num_levels, fr_t* z, uint64_t num_inputs,
+                                      uint32_t* sync) {
+    fr_t* aux = z + num_inputs;
+    for (uint64_t level = 0; level < num_levels; level++) {
+        const int64_t last = level_ptr[level + 1];
+        for (int64_t i = level_ptr[level] + warp; i < last && !WITNESS_TIMING_NO_OPS; i += warps) {
+            const op_t op = load_vec(ops + i);
+            run_op<false>(lanes, op, first_entries(op, lanes.lane, rows), rows, inv_r3, z, aux);
+        }
+#if !WITNESS_TIMING_NO_BARRIER
+        if (level + 1 < num_levels && !lanes.sync_grid(sync, (uint32_t)level + 1)) return;
+#endif
+    }
+}
+
+// witness_blocks, one thread of warp `warp` (counted over the launch) of a block with `steps`
+// steps: the warp runs ops[warp_ptr[warp] .. warp_ptr[warp + 1]) in order, op i at its block's
+// step op_step[i], and the block waits for its warps after each step. Neither an op nor its
+// rows depend on z, so a warp fetches them ahead while it runs the op before: an op then waits
+// on one load, its z.
+template <class Lanes>
+WITNESS_FN void witness_blocks_thread(const Lanes& lanes, int64_t warp, int32_t steps,
+                                      const witness_rows& rows, const op_t* ops,
+                                      const fr_t* inv_r3, const int32_t* op_step,
+                                      const int64_t* warp_ptr, fr_t* z, uint64_t num_inputs) {
+    const uint32_t lane = lanes.lane;
+    const int64_t last = warp_ptr[warp + 1];
+    fr_t* aux = z + num_inputs;
+    // A two-deep pipeline: op i runs while op i + 1's first entries and op i + 2 load.
+    int64_t i = warp_ptr[warp];
+    op_t op = {}, next = {};
+    int32_t step = steps, next_step = steps;  // past the last step: no op left
+    op_start first = {};
+    if (i < last) {
+        op = load_vec(ops + i);
+        step = op_step[i];
+        first = first_entries(op, lane, rows);
+    }
+    if (i + 1 < last) {
+        next = load_vec(ops + i + 1);
+        next_step = op_step[i + 1];
+    }
+    for (int32_t s = 0; s < steps; s++) {
+        while (step == s) {
+            op_start next_first = {};
+            if (next_step < steps) next_first = first_entries(next, lane, rows);
+            op_t after = {};
+            int32_t after_step = steps;
+            if (i + 2 < last) {
+                after = load_vec(ops + i + 2);
+                after_step = op_step[i + 2];
+            }
+            run_op<true>(lanes, op, first, rows, inv_r3, z, aux);
+            op = next;
+            step = next_step;
+            first = next_first;
+            next = after;
+            next_step = after_step;
+            i++;
+        }
+        lanes.sync_block();
+    }
+}
+
+// The A and C rows op i reads if it is a SOLVE, scaled for WITNESS_SCALED_ROWS: a_out =
+// a·inv·R^2 and c_out = c·inv·R for its inverse inv (canonical coefficients in).
+WITNESS_FN void witness_scale_row(uint64_t i, const op_t* ops, const fr_t* a_coeffs,
+                                  const fr_t* c_coeffs, const fr_t* inv_r3, fr_t* a_out,
+                                  fr_t* c_out) {
+    const op_t op = load_vec(ops + i);
+    if (is_bit(op)) return;
+    const fr_t inv = load_vec(inv_r3 + (op.kind_extra >> 8));  // coeff·inv·R^3·R^-1
+    for (int64_t e = op.a_begin; e < op.a_end; e++) store_vec(a_out + e, load_vec(a_coeffs + e) * inv);
+    for (int64_t e = op.c_begin; e < op.c_end; e++) {
+        store_vec(c_out + e, load_vec(c_coeffs + e) * inv * fr_t::canonical_one());
+    }
+}

@@ -1,0 +1,151 @@
+// Host build of r1cs/witness.cuh (the very device code; a warp's lanes are threads here, its
+// shuffles and the block's and grid's barriers are waits), driven by test_witness_kernel.py.
+// stdin, all numbers hex: the kernel ("levels" or "blocks"), then WITNESS_SCALED_ROWS' setting
+// (the harness is built with it), counts and arrays as 32-bit words:
+//   inputs, z (inputs and hints already in place, Montgomery form), nnz of A, B, C and lin,
+//   each matrix's columns (int64) and coefficients (canonical), ops, the op table (op_t rows),
+//   inverses·R^3, then for "levels": warps, blocks, levels and level_ptr; for "blocks": blocks,
+//   warps a block, each block's steps, each op's step and warp_ptr.
+// stdout: z after the kernel, a line per element.
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness_io.h"
+#include "r1cs/witness.cuh"
+
+// Every one of `count` threads waits here until all have arrived. The waiters yield rather
+// than sleep: a warp's 32 threads meet at every shuffle, far too often to pay a futex each.
+class host_barrier {
+   public:
+    explicit host_barrier(int count) : count_(count) {}
+    void wait() {
+        const uint32_t generation = generation_.load(std::memory_order_acquire);
+        if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == count_) {
+            arrived_.store(0, std::memory_order_relaxed);
+            generation_.store(generation + 1, std::memory_order_release);
+        } else {
+            while (generation_.load(std::memory_order_acquire) == generation) {
+                std::this_thread::yield();
+            }
+        }
+    }
+
+   private:
+    const int count_;
+    std::atomic<int> arrived_{0};
+    std::atomic<uint32_t> generation_{0};
+};
+
+// A warp: its lanes' shuffle slots and the barrier they shuffle at.
+struct host_warp {
+    host_barrier barrier{32};
+    fr_t slots[32];
+};
+
+// A host thread's Lanes (witness.cuh).
+struct host_lanes {
+    uint32_t lane;
+    host_warp* warp;
+    host_barrier* block;
+    host_barrier* grid;
+
+    fr_t shuffle_down(const fr_t& x, int d) const {
+        warp->slots[lane] = x;
+        warp->barrier.wait();
+        const fr_t out = lane + d < 32 ? warp->slots[lane + d] : x;
+        warp->barrier.wait();
+        return out;
+    }
+    fr_t load_coherent(const fr_t* p) const { return *p; }
+    void store_coherent(fr_t* p, const fr_t& value) const { *p = value; }
+    void sync_block() const { block->wait(); }
+    bool sync_grid(uint32_t*, uint32_t) const {
+        grid->wait();
+        return true;
+    }
+};
+
+template <class T>
+static std::vector<T> read_counted(std::istream& in) {
+    uint64_t count;
+    in >> count;
+    return read_words<T>(in, count);
+}
+
+int main() {
+    std::string kernel;
+    uint32_t scaled;
+    std::cin >> kernel >> std::hex >> scaled;
+    std::cout << std::hex;
+    if (scaled != WITNESS_SCALED_ROWS) return 2;  // built for the other setting
+    uint64_t num_inputs;
+    std::cin >> num_inputs;
+    std::vector<fr_t> z = read_counted<fr_t>(std::cin);
+    std::vector<int64_t> cols[4];
+    std::vector<fr_t> coeffs[4];
+    for (int m = 0; m < 4; m++) {
+        cols[m] = read_counted<int64_t>(std::cin);
+        coeffs[m] = read_counted<fr_t>(std::cin);
+    }
+    const std::vector<op_t> ops = read_counted<op_t>(std::cin);
+    const std::vector<fr_t> inv_r3 = read_counted<fr_t>(std::cin);
+#if WITNESS_SCALED_ROWS
+    std::vector<fr_t> a_scaled = coeffs[0], c_scaled = coeffs[2];
+    for (uint64_t i = 0; i < ops.size(); i++) {
+        witness_scale_row(i, ops.data(), coeffs[0].data(), coeffs[2].data(), inv_r3.data(),
+                          a_scaled.data(), c_scaled.data());
+    }
+    coeffs[0] = a_scaled;
+    coeffs[2] = c_scaled;
+#endif
+    const witness_rows rows = {cols[0].data(),   cols[1].data(),   cols[2].data(),
+                               cols[3].data(),   coeffs[0].data(), coeffs[1].data(),
+                               coeffs[2].data(), coeffs[3].data()};
+    std::vector<std::thread> threads;
+    if (kernel == "levels") {
+        uint64_t warps;
+        std::cin >> warps;
+        const std::vector<int64_t> level_ptr = read_counted<int64_t>(std::cin);
+        std::vector<host_warp> warp(warps);
+        host_barrier grid((int)warps * 32);
+        for (uint64_t w = 0; w < warps; w++) {
+            for (uint32_t lane = 0; lane < 32; lane++) {
+                threads.emplace_back([&, w, lane] {
+                    witness_levels_thread(host_lanes{lane, &warp[w], nullptr, &grid}, (int64_t)w,
+                                          (int64_t)warps, rows, ops.data(), inv_r3.data(),
+                                          level_ptr.data(), level_ptr.size() - 1, z.data(),
+                                          num_inputs, nullptr);
+                });
+            }
+        }
+        for (auto& t : threads) t.join();
+    } else if (kernel == "blocks") {
+        uint64_t warps_a_block;
+        std::cin >> warps_a_block;
+        const std::vector<int32_t> block_steps = read_counted<int32_t>(std::cin);
+        const std::vector<int32_t> op_step = read_counted<int32_t>(std::cin);
+        const std::vector<int64_t> warp_ptr = read_counted<int64_t>(std::cin);
+        for (uint64_t b = 0; b < block_steps.size(); b++) {  // blocks share nothing: in turn
+            std::vector<host_warp> warp(warps_a_block);
+            host_barrier block((int)warps_a_block * 32);
+            for (uint64_t w = 0; w < warps_a_block; w++) {
+                for (uint32_t lane = 0; lane < 32; lane++) {
+                    threads.emplace_back([&, b, w, lane] {
+                        witness_blocks_thread(host_lanes{lane, &warp[w], &block, nullptr},
+                                              (int64_t)(b * warps_a_block + w), block_steps[b],
+                                              rows, ops.data(), inv_r3.data(), op_step.data(),
+                                              warp_ptr.data(), z.data(), num_inputs);
+                    });
+                }
+            }
+            for (auto& t : threads) t.join();
+            threads.clear();
+        }
+    } else {
+        return 1;
+    }
+    print_words(z);
+    return 0;
+}
