@@ -12,8 +12,9 @@ import pytest
 from cuzk_backend_gpu.witness_schedule import (
     BlockSchedule,
     block_schedule,
-    computed_dependencies,
     independent_parts,
+    joining_pairs,
+    least_block_cost,
     level_cost,
 )
 from cuzk_core.circuits import PorepLite
@@ -94,7 +95,19 @@ def test_porep_lite_paths_are_its_parts_and_each_block_runs_its_own(max_blocks, 
 def test_random_gadget_programs_schedule_by_definition(structure):
     program = _program(GadgetCircuit(structure, 0))
     for max_blocks, warps in ((1, 1), (2, 4), (7, 2), (1000, 4)):
-        _check(program, block_schedule(program, max_blocks, warps))
+        schedule = block_schedule(program, max_blocks, warps)
+        _check(program, schedule)
+        assert least_block_cost(program, max_blocks, warps) <= schedule.cost
+
+
+def test_the_least_block_cost_is_a_floor_that_can_be_reached():
+    program = _program(PorepLite(challenges=4, depth=2))
+    for max_blocks, warps in ((1, 1), (2, 1), (4, 4), (64, 1)):
+        floor = least_block_cost(program, max_blocks, warps)
+        assert floor <= block_schedule(program, max_blocks, warps).cost
+    # one path a block, warps for every step's ops: the floor is the levels, and is met
+    assert least_block_cost(program, 4, 32) == program.num_levels
+    assert block_schedule(program, 4, 32).cost == program.num_levels
 
 
 def _parts_one_edge_at_a_time(count: int, edges: list[tuple[int, int]]) -> list[int]:
@@ -133,15 +146,19 @@ def test_independent_parts_match_union_find(seed):
     assert independent_parts(count, batches).tolist() == expected
 
 
-def test_computed_dependencies_leave_out_hints_inputs_and_the_op_itself():
-    program = _program(PorepLite(challenges=1, depth=2))
-    pairs = {
-        (reader, read)
-        for readers, reads in computed_dependencies(program, chunk_ops=5)
-        for reader, read in zip(readers.tolist(), reads.tolist(), strict=True)
-    }
-    expected = {(op, r) for op, reads in enumerate(_reads_by_definition(program)) for r in reads}
-    assert pairs == expected
+@pytest.mark.parametrize("chunk_entries", [1, 5, 1 << 22])
+def test_joining_pairs_give_the_parts_of_the_reads(chunk_entries):
+    """The pairs (a shared ``lin`` row read once, its other BIT ops paired with the first)
+    join exactly the ops that reads join, however the entries are chunked."""
+    programs = [_program(PorepLite(challenges=2, depth=2)), _program(GadgetCircuit(41, 3))]
+    for program in programs:
+        count = len(program.level_ops)
+        edges = [(op, r) for op, reads in enumerate(_reads_by_definition(program)) for r in reads]
+        pairs = list(joining_pairs(program, chunk_entries))
+        for reader, read in pairs:
+            assert (reader != read).all() and (reader >= 0).all() and (read >= 0).all()
+        got = independent_parts(count, pairs)
+        assert got.tolist() == _parts_one_edge_at_a_time(count, edges)
 
 
 def test_a_program_of_hints_only_gets_an_empty_schedule():

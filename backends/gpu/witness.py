@@ -17,7 +17,7 @@ from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 
 from .driver import DeviceArray, Gpu, GpuError
 from .field import matrix_on_device
-from .witness_schedule import BlockSchedule, block_schedule, level_cost
+from .witness_schedule import BlockSchedule, block_schedule, least_block_cost, level_cost
 
 _R = FR_MODULUS
 _R3 = pow(1 << 256, 3, _R)
@@ -72,7 +72,10 @@ def op_table(program: WitnessProgram) -> np.ndarray:
 
 
 def _threads(gpu: Gpu) -> int:
-    return int(gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS))
+    threads = int(gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS))
+    if threads < 32 or threads % 32:  # a warp an op, and its shuffles take the whole warp
+        raise GpuError(f"WITNESS_THREADS {threads}: the witness kernels need whole warps of 32")
+    return threads
 
 
 def _kernel_rows(
@@ -104,12 +107,11 @@ def _level_blocks(gpu: Gpu, program: WitnessProgram) -> int:
     return max(1, min(math.ceil(width / (threads // 32)), fits))
 
 
-def _block_schedule(gpu: Gpu, program: WitnessProgram) -> BlockSchedule:
-    """The program's parts on as many blocks of ``witness_blocks`` as are resident at once
-    (more would run after them, not beside)."""
+def _blocks_resident(gpu: Gpu) -> int:
+    """Blocks of ``witness_blocks`` resident at once: a schedule's most (more would run after
+    them, not beside)."""
     threads = _threads(gpu)
-    fits = gpu.resident_threads(gpu.kernel(_MODULE, "witness_blocks"), threads) // threads
-    return block_schedule(program, fits, threads // 32)
+    return gpu.resident_threads(gpu.kernel(_MODULE, "witness_blocks"), threads) // threads
 
 
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
@@ -123,18 +125,23 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         # Per distinct coefficient, not per op: a few values for any circuit.
         inv_r3 = ints_to_limbs([v * _R3 % _R for v in limbs_to_ints(program.inverses)])
         hint_aux = np.flatnonzero(program.kind == HINT).astype(np.int64)
-        threads = _threads(gpu)
-        blocks = _block_schedule(gpu, program)
-        levels = level_cost(program, _level_blocks(gpu, program) * (threads // 32))
+        warps = _threads(gpu) // 32
+        levels = level_cost(program, _level_blocks(gpu, program) * warps)
+        fits = _blocks_resident(gpu)
+        # Finding the parts costs ~1 s a million ops: not when no block schedule could win.
+        blocks = None
+        if least_block_cost(program, fits, warps) <= levels:
+            blocks = block_schedule(program, fits, warps)
         found = DeviceProgram(
             rows={False: tuple(array for pair in rows for array in pair)},
             inv_r3=gpu.to_device(inv_r3.reshape(-1, 4)),
             hint_aux=gpu.to_device(hint_aux),
             hint_slot=gpu.to_device(program.arg[hint_aux].astype(np.int64)),
             num_hints=len(hint_aux),
-            # A block's step waits on no grid barrier and reads z from L1: never slower
-            # than a level, so the blocks win whenever they wait through no more ops.
-            schedule="blocks" if blocks.cost <= levels else "levels",
+            # A block's step waits on no grid barrier and reads z from L1: expected no slower
+            # than a level (bench/NOTES.md, round 25, has the A/B that tests it), so the
+            # blocks are taken whenever they wait through no more op latencies.
+            schedule="blocks" if blocks is not None and blocks.cost <= levels else "levels",
             launches={},
         )
         cache[program] = found
@@ -163,7 +170,7 @@ def _launch_tables(
             found = (_level_blocks(gpu, program), tables)
         else:
             if blocks is None:
-                blocks = _block_schedule(gpu, program)
+                blocks = block_schedule(program, _blocks_resident(gpu), _threads(gpu) // 32)
             tables = (
                 gpu.to_device(table[blocks.order]),
                 loaded.inv_r3,

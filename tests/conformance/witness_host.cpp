@@ -1,12 +1,14 @@
 // Host build of r1cs/witness.cuh (the very device code; a warp's lanes are threads here, its
 // shuffles and the block's and grid's barriers are waits), driven by test_witness_kernel.py.
-// stdin, all numbers hex: the kernel ("levels" or "blocks"), then WITNESS_SCALED_ROWS' setting
-// (the harness is built with it), counts and arrays as 32-bit words:
-//   inputs, z (inputs and hints already in place, Montgomery form), nnz of A, B, C and lin,
-//   each matrix's columns (int64) and coefficients (canonical), ops, the op table (op_t rows),
-//   inverses·R^3, then for "levels": warps, blocks, levels and level_ptr; for "blocks": blocks,
-//   warps a block, each block's steps, each op's step and warp_ptr.
-// stdout: z after the kernel, a line per element.
+// stdin, numbers hex; an array is its count, then its 32-bit words:
+//   the kernel ("levels" or "blocks"), WITNESS_SCALED_ROWS' setting (the harness is built with
+//   it; canonical coefficients come in and the harness scales them), the input count;
+//   z (inputs and hints in place, Montgomery form); A, B, C and lin, each its columns (int64)
+//   and coefficients; the op table (op_t rows); the inverses·R^3;
+//   for "levels": the warps of the launch, level_ptr;
+//   for "blocks": the warps a block, the blocks' steps (int32), the ops' steps (int32),
+//   warp_ptr (int64).
+// stdout: z after the kernel, an element a line.
 #include <atomic>
 #include <string>
 #include <thread>

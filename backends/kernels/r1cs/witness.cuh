@@ -11,8 +11,9 @@
 // independent parts (porep-lite: a challenge each), witness_blocks runs them without the grid
 // barrier instead (backends/gpu/witness_schedule.py).
 //
-// z is kept in Montgomery form; the matrices' coefficients stay canonical (as the SpMV reads
-// them), so coeff·z_mont under the Montgomery product is the canonical coeff·z.
+// z is kept in Montgomery form. B's and lin's coefficients are canonical (as the SpMV reads
+// them), so coeff·z_mont under the Montgomery product is the canonical coeff·z; A's and C's are
+// canonical too, or scaled per op (WITNESS_SCALED_ROWS, see run_op).
 //
 // A body takes the thread's `Lanes`: lane (its lane in the warp), shuffle_down(x, d) (every
 // lane of the warp together, as __shfl_down_sync), load_coherent / store_coherent (z where
