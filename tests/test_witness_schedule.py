@@ -5,6 +5,7 @@ at earlier steps, and that each warp's ops come in step order."""
 from __future__ import annotations
 
 import random
+import weakref
 
 import numpy as np
 import pytest
@@ -167,3 +168,60 @@ def test_a_program_of_hints_only_gets_an_empty_schedule():
     schedule = block_schedule(program, 8, 4)
     assert schedule.cost == 0 and schedule.warp_ptr.tolist() == [0] * 5
     assert schedule.block_steps.tolist() == [0] and len(schedule.order) == 0
+
+
+class _TablesOnHost:
+    """What ``program_on_device`` asks of a GPU, with numpy arrays for device arrays and a
+    fixed residency: enough to see which kernel it picks and the tables it hands over."""
+
+    def __init__(self, levels_resident: int, blocks_resident: int) -> None:
+        self.defines: dict = {}
+        self.launches: list[str] = []
+        self._caches: dict = {}
+        self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
+
+    def cache(self, name: str) -> weakref.WeakKeyDictionary:
+        return self._caches.setdefault(name, weakref.WeakKeyDictionary())
+
+    def to_device(self, host: np.ndarray) -> np.ndarray:
+        return np.array(host)
+
+    shared_copy = copy = to_device
+
+    def kernel(self, module: str, function: str) -> str:
+        return function
+
+    def resident_threads(self, function: str, block: int) -> int:
+        return self._resident[function]
+
+    def launch(self, function: str, threads: int, args: tuple, block: int = 256) -> None:
+        self.launches.append(function)
+
+
+def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypatch):
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import op_table, program_on_device
+
+    searched = []
+    monkeypatch.setattr(
+        witness, "block_schedule", lambda *args: searched.append(1) or block_schedule(*args)
+    )
+
+    program = _program(PorepLite(challenges=3, depth=2))
+    plenty = _TablesOnHost(1 << 16, 1 << 16)
+    loaded = program_on_device(plenty, program)
+    assert loaded.schedule == "blocks"
+    (blocks, tables), *_ = [v for k, v in loaded.launches.items() if k[0] == "blocks"]
+    schedule = block_schedule(program, (1 << 16) // 128, 4)
+    assert blocks == schedule.blocks == 3
+    assert np.array_equal(tables[0], op_table(program)[schedule.order])
+    assert plenty.launches == ["witness_scale_rows"]  # the scaled rows, made once
+    assert program_on_device(plenty, program) is loaded
+    # one warp of the block kernel resident, several of the level kernel's: no block schedule
+    # can wait less, and the parts are not even looked for
+    scarce = _TablesOnHost(1 << 16, 32)
+    scarce.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
+    searched.clear()
+    loaded = program_on_device(scarce, program)
+    assert loaded.schedule == "levels" and not searched
+    assert [k[0] for k in loaded.launches] == ["levels"]
