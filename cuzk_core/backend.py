@@ -10,6 +10,7 @@ import numpy as np
 from cuzk_core.circuits import bind_backend
 from cuzk_core.errors import BackendUnavailable
 from cuzk_core.fallbacks import BACKEND_SLOT
+from cuzk_core.gadgets.poseidon.batch import Layers, check_layers, hash2_layers_by_permutations
 from cuzk_core.hookspecs import BackendContext, Synthesized
 from cuzk_core.host_work import Pending, Ready
 from cuzk_core.layout import G1Affines, G2Affines
@@ -103,6 +104,19 @@ class Backend:
         """Each ``(t, 4)`` state of ``states`` permuted (the core's reference when the backend
         leaves the hook out)."""
         return self._call("cuzk_poseidon", states=states, table=table)
+
+    def poseidon_layers(
+        self, nodes: np.ndarray, layers: Layers, table: PoseidonTable
+    ) -> np.ndarray:
+        """Layers of 2-to-1 hashes over ``nodes`` and earlier layers' results (see the hook):
+        the backend's ``cuzk_poseidon_layers``, else one :meth:`poseidon` call a layer.
+        ValueError names a bad layer."""
+        layers = check_layers(nodes, layers, table)
+        hook = self._hook.cuzk_poseidon_layers
+        done = hook(ctx=self.ctx, nodes=nodes, layers=layers, table=table)
+        if done is None:
+            done = hash2_layers_by_permutations(nodes, layers, table, self.poseidon)
+        return done
 
     def evaluate_r1cs(
         self, matrices: R1CSMatrices, witness: np.ndarray

@@ -259,6 +259,32 @@ def cuzk_poseidon(ctx: BackendContext, states: np.ndarray, table: PoseidonTable)
     """
 
 
+@hookspec(firstresult=True)
+def cuzk_poseidon_layers(
+    ctx: BackendContext,
+    nodes: np.ndarray,
+    layers: list[tuple[np.ndarray, np.ndarray]],
+    table: PoseidonTable,
+) -> np.ndarray:
+    """Layers of 2-to-1 Poseidon hashes, each reading nodes given or hashed by earlier layers
+    (a Merkle tree's levels, all at once). Optional.
+
+    The nodes a layer reads are ``nodes`` followed by every earlier layer's results; layer j
+    hashes ``poseidon_hash2(node[left[i]], node[right[i]])`` (lane 1 of the permutation of
+    ``(0, left, right)``) for every i. Without the hook the core makes one ``cuzk_poseidon``
+    call a layer. The result must equal
+    :func:`cuzk_core.gadgets.poseidon.batch.reference_hash2_layers` bit for bit. Stops at first
+    non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param nodes: ``(n, 4)`` scalars, each below r.
+    :param layers: per layer, ``(left, right)`` int64 arrays of one length, each index below the
+        count of nodes before that layer (the core has checked them).
+    :param table: the t = 3 instance, as for ``cuzk_poseidon``.
+    :return: ``(Σ len(left), 4)`` scalars: every layer's results, layer after layer (a new array).
+    """
+
+
 # -------------------------------------------------------------------------------------------------
 # NTT over Fr: natural order in and out; the domain carries ω (and so the root convention)
 # -------------------------------------------------------------------------------------------------
@@ -543,6 +569,7 @@ OPTIONAL_HOOKS = frozenset(
         "cuzk_witness",
         "cuzk_first_unsatisfied",
         "cuzk_poseidon",
+        "cuzk_poseidon_layers",
         "cuzk_quotient_on_coset",
         "cuzk_gather_scalars",
         "cuzk_fixed_base_g1",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import re
 
+import numpy as np
 import pytest
 
 from cuzk_core.circuits import PorepLite
@@ -21,8 +23,9 @@ from cuzk_core.gadgets.poseidon import (
     poseidon_permutation_gadget,
 )
 from cuzk_core.gadgets.poseidon.batch import (
-    hash2_pairs,
+    check_layers,
     poseidon_table,
+    reference_hash2_layers,
     reference_permute,
     table_words,
 )
@@ -293,8 +296,9 @@ def test_batch_reference_matches_the_textbook_permutation() -> None:
 
 @pytest.mark.parametrize("name", ["cpu", "fastcpu", "cupy", "pycuda"])
 def test_porep_lite_tree_hashed_on_a_backend_is_the_same_tree(name: str) -> None:
-    """use_backend moves the tree's hashing to the backend's cuzk_poseidon; root and paths keep
-    their values (the hook itself is held to the reference by the conformance suite)."""
+    """use_backend moves the tree's hashing to the backend's cuzk_poseidon_layers (or its
+    cuzk_poseidon a layer); root and paths keep their values (the hooks themselves are held to
+    the reference by the conformance suite)."""
     try:
         backend = subject(name).backend()
     except BackendUnavailable as exc:
@@ -303,6 +307,39 @@ def test_porep_lite_tree_hashed_on_a_backend_is_the_same_tree(name: str) -> None
     there.use_backend(backend)
     assert there.public_inputs() == here.public_inputs()
     assert [there.path(i) for i in there.indices] == [here.path(i) for i in here.indices]
-    assert hash2_pairs(backend, [], []) == []
-    with pytest.raises(ValueError, match="2 left inputs and 1 right"):
-        hash2_pairs(backend, [1, 2], [3])
+    nodes = ints_to_limbs([5, 6])
+    assert backend.poseidon_layers(nodes, [], poseidon_table()).shape == (0, 4)
+    with pytest.raises(ValueError, match="layer 0: 2 left nodes and 1 right"):
+        backend.poseidon_layers(nodes, [(np.array([0, 1]), np.array([1]))], poseidon_table())
+
+
+def test_hash2_layers_are_poseidon_hash2_of_earlier_nodes() -> None:
+    """Layers read given nodes and earlier layers' results, repeats and a node with itself
+    included; an empty layer is allowed."""
+    rng = random.Random(7)
+    given = [0, 1, R - 1, rng.randrange(R)]
+    layers = [([0, 3, 2], [1, 3, 0]), ([], []), ([4, 6, 1], [5, 2, 6]), ([7], [9])]
+    got = reference_hash2_layers(
+        ints_to_limbs(given), [(np.array(a), np.array(b)) for a, b in layers], poseidon_table()
+    )
+    nodes = list(given)
+    for left, right in layers:
+        nodes += [poseidon_hash2(nodes[a], nodes[b]) for a, b in zip(left, right, strict=True)]
+    assert limbs_to_ints(got) == nodes[len(given) :]
+
+
+@pytest.mark.parametrize(
+    ("layers", "table", "message"),
+    [
+        ([([0], [2])], None, "layer 0 reads a node outside 0..1"),
+        ([([0], [1]), ([3], [0])], None, "layer 1 reads a node outside 0..2"),
+        ([([-1], [0])], None, "layer 0 reads a node outside 0..1"),
+        ([([0, 1], [1])], None, "layer 0: 2 left nodes and 1 right"),
+        ([([0], [1])], poseidon_params(5, 8, 60), "need the t = 3 instance, not t = 5"),
+    ],
+)
+def test_bad_hash2_layers_are_refused(layers, table, message) -> None:
+    table = poseidon_table(table) if table else poseidon_table()
+    pairs = [(np.array(a), np.array(b)) for a, b in layers]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_layers(ints_to_limbs([3, 4]), pairs, table)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
+
+import attrs
+import numpy as np
 
 from cuzk_core.errors import shown
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.gadgets.bits import to_bits_le
 from cuzk_core.gadgets.merkle import verify_merkle_path
 from cuzk_core.gadgets.num import AllocatedNum, enforce_equal
-from cuzk_core.gadgets.poseidon import poseidon_hash2, poseidon_hash2_gadget
-from cuzk_core.gadgets.poseidon.batch import hash2_pairs
+from cuzk_core.gadgets.poseidon import poseidon_hash2_gadget
+from cuzk_core.gadgets.poseidon.batch import Layers, poseidon_table, reference_hash2_layers
+from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.r1cs import ConstraintSystem
 
 if TYPE_CHECKING:
@@ -28,11 +31,6 @@ def _derive(tag: bytes, seed: int, index: int) -> int:
     """A deterministic pseudo-random 512-bit integer for (tag, seed, index)."""
     data = b"cuzk porep-lite " + tag + seed.to_bytes(32, "little") + index.to_bytes(8, "little")
     return int.from_bytes(hashlib.blake2b(data).digest(), "little")
-
-
-def _hash_pairs_here(left: list[int], right: list[int]) -> list[int]:
-    """The pairs hashed in this process, in plain Python."""
-    return [poseidon_hash2(a, b) for a, b in zip(left, right, strict=True)]
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
@@ -69,7 +67,7 @@ class PorepLite:
         self.depth = _check_int("depth", depth, 1, MAX_DEPTH)
         self.seed = _check_int("seed", seed, 0, (1 << 256) - 1)
         self.indices = tuple(_derive(b"index", seed, k) % (1 << depth) for k in range(challenges))
-        self._hash_pairs: Callable[[list[int], list[int]], list[int]] = _hash_pairs_here
+        self._backend: Backend | None = None
 
     def knobs(self) -> dict[str, int]:
         """The knob values, for caching keys and display."""
@@ -99,53 +97,47 @@ class PorepLite:
         return _derive(b"filler", self.seed, 0) % FR_MODULUS
 
     def use_backend(self, backend: Backend) -> None:
-        """Hash the tree with ``backend``'s ``cuzk_poseidon`` (a level per call) rather than
-        in plain Python; the values are the same."""
-        self._hash_pairs = functools.partial(hash2_pairs, backend)
+        """Hash the tree with ``backend``'s ``cuzk_poseidon_layers`` (all levels in one call)
+        rather than in plain Python; the values are the same."""
+        self._backend = backend
 
     @functools.cached_property
-    def _tree(self) -> tuple[list[dict[int, int]], list[int]]:
-        """Per level, the nodes above challenged leaves ({position: value}), and the filler
-        subtree root of each level. A level's parents and the next filler root are one batch."""
-        filler = [self._filler_leaf()]
-        levels = [{i: self._challenged_leaf(i) for i in self.indices}]
-        for level in range(self.depth):
-            below, empty = levels[-1], filler[-1]
-            positions = sorted({i >> 1 for i in below})
-            left = [below.get(2 * pos, empty) for pos in positions]
-            right = [below.get(2 * pos + 1, empty) for pos in positions]
-            more = level + 1 < self.depth
-            if more:
-                left.append(empty)
-                right.append(empty)
-            parents = self._hash_pairs(left, right)
-            if more:
-                filler.append(parents.pop())
-            levels.append(dict(zip(positions, parents, strict=True)))
-        return levels, filler
+    def _tree(self) -> _Tree:
+        """Every node above a challenged leaf, and each level's filler subtree root, hashed as
+        one layer a level (a level's parents and the next filler root)."""
+        shape = _tree_shape(np.asarray(self.indices, dtype=np.int64), self.depth)
+        positions = shape.positions[0]
+        leaves = [self._filler_leaf(), *(self._challenged_leaf(int(i)) for i in positions)]
+        nodes = ints_to_limbs(leaves)
+        if self._backend is None:
+            hashed = reference_hash2_layers(nodes, shape.layers, poseidon_table())
+        else:
+            hashed = self._backend.poseidon_layers(nodes, shape.layers, poseidon_table())
+        return _Tree(shape, np.concatenate([nodes, hashed]))
 
     def root(self) -> int:
         """The Merkle root."""
-        levels, _ = self._tree
-        return levels[-1][0]
+        tree = self._tree
+        return limbs_to_ints(tree.values[tree.shape.ids[-1][:1]])[0]
 
     def path(self, index: int) -> list[int]:
         """The siblings of leaf ``index`` from the leaf level up (index must be challenged)."""
-        levels, filler = self._tree
-        return [levels[l].get((index >> l) ^ 1, filler[l]) for l in range(self.depth)]
+        tree = self._tree
+        return limbs_to_ints(tree.values[tree.shape.sibling_ids(np.array([index]))[0]])
 
     def public_inputs(self) -> list[int]:
         """[root, index_0, ..., index_{K−1}], the order ``synthesize`` allocates them in."""
         return [self.root(), *self.indices]
 
-    def replay_values(self) -> tuple[list[int], list[int]]:
+    def replay_values(self) -> tuple[list[int], np.ndarray]:
         """What ``synthesize`` allocates, without running it: the public inputs, and the hints
-        (per challenge its leaf, then its D siblings). A compiled proof's replay takes these."""
-        hints: list[int] = []
-        for index in self.indices:
-            hints.append(self.leaf(index))
-            hints += self.path(index)
-        return self.public_inputs(), hints
+        (per challenge its leaf, then its D siblings) as scalars. A compiled proof's replay
+        takes these."""
+        tree = self._tree
+        hints = np.empty((self.challenges, self.depth + 1, 4), dtype=np.uint64)
+        hints[:, 0] = ints_to_limbs([self.leaf(index) for index in self.indices])
+        hints[:, 1:] = tree.values[tree.shape.sibling_ids(np.asarray(self.indices, dtype=np.int64))]
+        return self.public_inputs(), hints.reshape(-1, 4)
 
     def synthesize(self, cs: ConstraintSystem) -> None:
         """Allocate the inputs and witness and enforce every challenge's path to the root."""
@@ -164,3 +156,68 @@ class PorepLite:
                 ]
                 computed = verify_merkle_path(cs, leaf, siblings, bits, poseidon_hash2_gadget)
                 enforce_equal(cs, "root", computed, root)
+
+
+@attrs.frozen(eq=False)
+class _TreeShape:
+    """Where a sparse tree's nodes sit, from the challenged indices alone (no hashing).
+
+    Node ids count the leaf level's nodes (the filler leaf, then the challenged leaves by
+    position) and then each hashing layer's results, as ``cuzk_poseidon_layers`` returns
+    them."""
+
+    positions: list[np.ndarray]
+    """Per level (0 = leaves, D = the root), the sorted positions of nodes above a challenge."""
+    ids: list[np.ndarray]
+    """Per level, the node id of each of ``positions``."""
+    filler_ids: list[int]
+    """Per level below the root, the node id of its filler subtree root."""
+    layers: Layers
+    """Per level above the leaves, the ``(left, right)`` node ids it hashes."""
+
+    def sibling_ids(self, indices: np.ndarray) -> np.ndarray:
+        """``(len(indices), D)`` node ids: each leaf's siblings from the leaf level up."""
+        out = np.empty((len(indices), len(self.filler_ids)), dtype=np.int64)
+        for level, filler in enumerate(self.filler_ids):
+            out[:, level] = _ids_at(
+                self.positions[level], self.ids[level], (indices >> level) ^ 1, filler
+            )
+        return out
+
+
+@attrs.frozen(eq=False)
+class _Tree:
+    shape: _TreeShape
+    values: np.ndarray
+    """``(nodes, 4)`` scalars by node id."""
+
+
+def _ids_at(positions: np.ndarray, ids: np.ndarray, wanted: np.ndarray, filler: int) -> np.ndarray:
+    """The node id at each ``wanted`` position of a level: its own where the level holds one,
+    else the level's filler root."""
+    at = np.minimum(np.searchsorted(positions, wanted), len(positions) - 1)
+    return np.where(positions[at] == wanted, ids[at], filler)
+
+
+def _tree_shape(indices: np.ndarray, depth: int) -> _TreeShape:
+    """The layers that hash a sparse tree over the challenged ``indices`` (see ``_TreeShape``):
+    O(challenges) array operations a level."""
+    positions = [np.unique(indices)]
+    ids = [np.arange(1, len(positions[0]) + 1, dtype=np.int64)]
+    filler_ids = [0]
+    layers: Layers = []
+    known = len(positions[0]) + 1
+    for level in range(depth):
+        below, filler = positions[-1], filler_ids[-1]
+        parents = np.unique(below >> 1)
+        left = _ids_at(below, ids[-1], 2 * parents, filler)
+        right = _ids_at(below, ids[-1], 2 * parents + 1, filler)
+        positions.append(parents)
+        ids.append(np.arange(known, known + len(parents), dtype=np.int64))
+        known += len(parents)
+        if level + 1 < depth:  # the next level's filler root, in the same layer
+            left, right = np.append(left, filler), np.append(right, filler)
+            filler_ids.append(known)
+            known += 1
+        layers.append((left, right))
+    return _TreeShape(positions, ids, filler_ids, layers)

@@ -922,6 +922,42 @@ def _poseidon(case: str, checked: Subject, rng: random.Random) -> str | None:
     return None
 
 
+def _poseidon_layers(checked: Subject, rng: random.Random) -> str | None:
+    """Layers of 2-to-1 hashes over given nodes and earlier layers (special values, repeats, a
+    node with itself, an empty layer; on a device one layer of several blocks), against
+    poseidon_hash2 by definition (for the reference) or the reference's layers."""
+    backend = checked.backend()
+    if not backend.implements("cuzk_poseidon_layers"):
+        return NOT_IMPLEMENTED
+    info = checked.plugins.backends[checked.name]
+    given = [*SPECIAL_SCALARS, *random_scalars(rng, 4)]
+    sizes = [7, 0, 5, 300 if info.accelerated else 9, 1]
+    layers, known = [], len(given)
+    for n in sizes:
+        left, right = (np.array([rng.randrange(known) for _ in range(n)]) for _ in "lr")
+        layers.append((left, right))
+        known += n
+    layers[0] = (np.append(layers[0][0][:-1], 2), np.append(layers[0][1][:-1], 2))
+    nodes = ints_to_limbs(given)
+    copy = nodes.copy()
+    table = poseidon_table()
+
+    def by_definition() -> np.ndarray:
+        values = list(given)
+        for left, right in layers:
+            values += [
+                poseidon_by_definition([0, values[a], values[b]], table.params)[1]
+                for a, b in zip(left.tolist(), right.tolist(), strict=True)
+            ]
+        return ints_to_limbs(values[len(given) :])
+
+    got = backend.poseidon_layers(nodes, layers, table)
+    want = expected(checked, lambda ref: ref.poseidon_layers(nodes, layers, table), by_definition)
+    same_scalars(got, want, f"{len(sizes)} layers of {sum(sizes)} hashes")
+    unchanged([nodes], [copy], "poseidon_layers")
+    return None
+
+
 # ---------------------------------------------------------------- optional measurement hooks
 
 
@@ -1179,6 +1215,7 @@ def _build() -> Iterator[Check]:
         yield Check("cuzk_first_unsatisfied", case, partial(_first_unsatisfied, case))
     for case in ("random", "edges"):
         yield Check("cuzk_poseidon", case, partial(_poseidon, case))
+    yield Check("cuzk_poseidon_layers", "tree", _poseidon_layers)
     for coefficients in (True, False):
         case = "coefficients" if coefficients else "evaluations"
         yield Check("cuzk_quotient_on_coset", case, partial(_quotient_on_coset, coefficients))

@@ -4,9 +4,9 @@ per-proof data, its public inputs and the values it supplies itself (the hints).
 Gadgets return placeholders (zero values) instead of running, and constraints are dropped, so a
 replay costs what the circuit's own code costs outside its gadgets: O(inputs) for porep-lite.
 A circuit may also say what its synthesize allocates without running it: ``replay_values()``,
-``(public inputs, hints)`` in allocation order (no per-allocation Python: ~3 µs an allocation,
-71 k hints at 2^24). The compile checks those against a replay once
-(:func:`supplied_values_differ`) before any proof uses them.
+``(public inputs, hints)`` in allocation order, the hints as ints or as ``(n, 4)`` uint64 scalars
+below r (no per-allocation Python: ~3 µs an allocation, 71 k hints at 2^24). The compile checks
+those against a replay once (:func:`supplied_values_differ`) before any proof uses them.
 """
 
 from __future__ import annotations
@@ -74,25 +74,43 @@ def _replayed(circuit: Any) -> tuple[list[int], list[int]]:
     return cs.assignment()[: cs.num_inputs], cs.hints
 
 
-def _supplied(circuit: Any) -> tuple[list[int], list[int]] | None:
-    """Inputs (ONE first) and hints from the circuit's ``replay_values()``, or None without one."""
+def _supplied(circuit: Any) -> tuple[list[int], np.ndarray] | None:
+    """Inputs (ONE first) and hints (as scalars) from the circuit's ``replay_values()``, or None
+    without one."""
     values = getattr(circuit, "replay_values", None)
     if values is None:
         return None
     public, hints = values()
-    return [1, *(v % _R for v in public)], [h % _R for h in hints]
+    return [1, *(v % _R for v in public)], _as_scalars(hints)
+
+
+def _as_scalars(hints: Any) -> np.ndarray:
+    """Hints given as ints (any size: taken mod r) or as ``(n, 4)`` uint64 scalars below r."""
+    if not isinstance(hints, np.ndarray):
+        return ints_to_limbs([h % _R for h in hints]).reshape(-1, 4)
+    if hints.dtype != np.uint64 or hints.ndim != 2 or hints.shape[1] != 4:
+        raise ReplayMismatch(
+            f"replay_values() gave hints as a {hints.dtype} array of shape {hints.shape}: "
+            "expected (n, 4) uint64 scalars or a list of ints"
+        )
+    return hints
 
 
 def replay(circuit: Any, program: WitnessProgram) -> tuple[np.ndarray, np.ndarray]:
     """``(inputs, hints)`` as ``(n, 4)`` scalars for ``program``: inputs with ONE first."""
-    inputs, hints = _supplied(circuit) or _replayed(circuit)
+    supplied = _supplied(circuit)
+    if supplied is None:
+        inputs, hint_values = _replayed(circuit)
+        hints = _as_scalars(hint_values)
+    else:
+        inputs, hints = supplied
     if len(inputs) != program.num_inputs or len(hints) != program.num_hints:
         raise ReplayMismatch(
             f"circuit {getattr(circuit, 'name', circuit)!r} allocated {len(inputs)} inputs and "
             f"{len(hints)} hints, its compiled program expects {program.num_inputs} and "
             f"{program.num_hints}: its shape() must name every knob that changes its constraints"
         )
-    return ints_to_limbs(inputs).reshape(-1, 4), ints_to_limbs(hints).reshape(-1, 4)
+    return ints_to_limbs(inputs).reshape(-1, 4), hints
 
 
 def supplied_values_differ(circuit: Any) -> str | None:
@@ -101,11 +119,13 @@ def supplied_values_differ(circuit: Any) -> str | None:
     supplied = _supplied(circuit)
     if supplied is None:
         return None
-    for kind, got, want in zip(("public input", "hint"), supplied, _replayed(circuit), strict=True):
+    inputs, hints = _replayed(circuit)
+    replayed = (ints_to_limbs(inputs).reshape(-1, 4), _as_scalars(hints))
+    given = (ints_to_limbs(supplied[0]).reshape(-1, 4), supplied[1])
+    for kind, got, want in zip(("public input", "hint"), given, replayed, strict=True):
         if len(got) != len(want):
             return f"replay_values() gives {len(got)} {kind}s, synthesize allocates {len(want)}"
-        pair = (ints_to_limbs(values).reshape(-1, 4) for values in (got, want))
-        differs = np.flatnonzero(np.any(next(pair) != next(pair), axis=1))
+        differs = np.flatnonzero(np.any(got != want, axis=1))
         if len(differs):
             return f"replay_values() differs from synthesize at {kind} {int(differs[0])}"
     return None

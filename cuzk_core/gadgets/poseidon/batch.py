@@ -27,9 +27,7 @@ from .permutation import poseidon_permutation
 from .sparse_rounds import sparse_rounds
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from cuzk_core.backend import Backend
+    from collections.abc import Callable
 
 
 @attrs.frozen(eq=False)
@@ -97,14 +95,53 @@ def reference_permute(states: np.ndarray, table: PoseidonTable) -> np.ndarray:
     return ints_to_limbs(out).reshape(n, t, 4)
 
 
-def hash2_pairs(backend: Backend, left: Sequence[int], right: Sequence[int]) -> list[int]:
-    """``poseidon_hash2(left[i], right[i])`` for every i (values below r), in one call of the
-    backend's ``cuzk_poseidon``."""
-    if len(left) != len(right):
-        raise ValueError(f"{len(left)} left inputs and {len(right)} right ones")
-    if not left:
-        return []
-    states = np.zeros((len(left), 3, 4), dtype=np.uint64)
-    states[:, 1] = ints_to_limbs(left)
-    states[:, 2] = ints_to_limbs(right)
-    return limbs_to_ints(backend.poseidon(states, poseidon_table())[:, 1])
+Layers = list[tuple[np.ndarray, np.ndarray]]
+"""Layers of 2-to-1 hashes: per layer, the ``(left, right)`` indices of the nodes it hashes."""
+
+
+def check_layers(nodes: np.ndarray, layers: Layers, table: PoseidonTable) -> Layers:
+    """``layers`` as int64 arrays, or ValueError: each layer's two sides of one length, each
+    index one of the nodes before it (``nodes`` and earlier layers' results), t = 3."""
+    if table.t != 3:
+        raise ValueError(f"2-to-1 hashes need the t = 3 instance, not t = {table.t}")
+    if nodes.ndim != 2 or nodes.shape[1] != 4:
+        raise ValueError(f"nodes of shape {nodes.shape}, expected (n, 4)")
+    checked, known = [], len(nodes)
+    for j, (left, right) in enumerate(layers):
+        sides = [np.asarray(side, dtype=np.int64).reshape(-1) for side in (left, right)]
+        if len(sides[0]) != len(sides[1]):
+            raise ValueError(f"layer {j}: {len(sides[0])} left nodes and {len(sides[1])} right")
+        for side in sides:
+            if len(side) and (side.min() < 0 or side.max() >= known):
+                raise ValueError(f"layer {j} reads a node outside 0..{known - 1}")
+        checked.append((sides[0], sides[1]))
+        known += len(sides[0])
+    return checked
+
+
+def hash2_layers_by_permutations(
+    nodes: np.ndarray,
+    layers: Layers,
+    table: PoseidonTable,
+    permute: Callable[[np.ndarray, PoseidonTable], np.ndarray],
+) -> np.ndarray:
+    """Every layer's hashes (checked ``layers``), one ``permute`` call a layer."""
+    first = len(nodes)
+    out = np.empty((first + sum(len(left) for left, _ in layers), 4), dtype=np.uint64)
+    out[:first] = nodes
+    at = first
+    for left, right in layers:
+        states = np.zeros((len(left), 3, 4), dtype=np.uint64)
+        states[:, 1] = out[left]
+        states[:, 2] = out[right]
+        if len(left):
+            out[at : at + len(left)] = permute(states, table)[:, 1]
+        at += len(left)
+    return out[first:]
+
+
+def reference_hash2_layers(nodes: np.ndarray, layers: Layers, table: PoseidonTable) -> np.ndarray:
+    """Every layer's hashes in plain Python: the oracle of ``cuzk_poseidon_layers``."""
+    return hash2_layers_by_permutations(
+        nodes, check_layers(nodes, layers, table), table, reference_permute
+    )
