@@ -101,19 +101,27 @@ class PorepLite:
         rather than in plain Python; the values are the same."""
         self._backend = backend
 
+    def tree_layers(self) -> tuple[np.ndarray, Layers]:
+        """What hashing the tree takes: the leaf level's nodes (the filler leaf, then the
+        challenged leaves by position) and a layer a level (its parents and the next filler
+        root), as ``cuzk_poseidon_layers`` reads them."""
+        positions = self._shape.positions[0]
+        leaves = [self._filler_leaf(), *(self._challenged_leaf(int(i)) for i in positions)]
+        return ints_to_limbs(leaves), self._shape.layers
+
+    @functools.cached_property
+    def _shape(self) -> _TreeShape:
+        return _tree_shape(np.asarray(self.indices, dtype=np.int64), self.depth)
+
     @functools.cached_property
     def _tree(self) -> _Tree:
-        """Every node above a challenged leaf, and each level's filler subtree root, hashed as
-        one layer a level (a level's parents and the next filler root)."""
-        shape = _tree_shape(np.asarray(self.indices, dtype=np.int64), self.depth)
-        positions = shape.positions[0]
-        leaves = [self._filler_leaf(), *(self._challenged_leaf(int(i)) for i in positions)]
-        nodes = ints_to_limbs(leaves)
+        """Every node above a challenged leaf, and each level's filler subtree root."""
+        nodes, layers = self.tree_layers()
         if self._backend is None:
-            hashed = reference_hash2_layers(nodes, shape.layers, poseidon_table())
+            hashed = reference_hash2_layers(nodes, layers, poseidon_table())
         else:
-            hashed = self._backend.poseidon_layers(nodes, shape.layers, poseidon_table())
-        return _Tree(shape, np.concatenate([nodes, hashed]))
+            hashed = self._backend.poseidon_layers(nodes, layers, poseidon_table())
+        return _Tree(self._shape, np.concatenate([nodes, hashed]))
 
     def root(self) -> int:
         """The Merkle root."""
