@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 import pytest
 
+from cuzk_backend_gpu.driver import GpuError
 from cuzk_backend_gpu.witness_schedule import (
     BlockSchedule,
     block_schedule,
@@ -179,6 +180,7 @@ class _TablesOnHost:
         self.launches: list[str] = []
         self._caches: dict = {}
         self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
+        self.free_bytes = 1 << 40
 
     def cache(self, name: str) -> weakref.WeakKeyDictionary:
         return self._caches.setdefault(name, weakref.WeakKeyDictionary())
@@ -190,6 +192,10 @@ class _TablesOnHost:
 
     def kernel(self, module: str, function: str) -> str:
         return function
+
+    def ensure_fits(self, needed: int, what: str) -> None:
+        if needed > self.free_bytes:
+            raise GpuError(f"{what} needs {needed} bytes, {self.free_bytes} are free")
 
     def resident_threads(self, function: str, block: int) -> int:
         return self._resident[function]
@@ -225,3 +231,23 @@ def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypa
     loaded = program_on_device(scarce, program)
     assert loaded.schedule == "levels" and not searched
     assert [k[0] for k in loaded.launches] == ["levels"]
+
+
+def test_a_program_that_cannot_fit_is_refused_before_any_upload():
+    from cuzk_backend_gpu.witness import program_bytes, program_on_device
+
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    needed = program_bytes(gpu, program)
+    m = program.matrices
+    coefficients = sum(x.coeffs.nbytes for x in (m.a, m.b, m.c, program.lin))
+    assert needed > coefficients + m.a.coeffs.nbytes + m.c.coeffs.nbytes  # scaled copies too
+    gpu.defines["r1cs/witness.cu"] = {"WITNESS_SCALED_ROWS": 0}
+    assert program_bytes(gpu, program) < needed - m.a.coeffs.nbytes - m.c.coeffs.nbytes
+    gpu.defines.clear()
+    gpu.free_bytes = needed - 1
+    with pytest.raises(GpuError, match="the witness program's tables needs"):
+        program_on_device(gpu, program)
+    assert not gpu.launches and not gpu.cache("witness programs")
+    gpu.free_bytes = needed
+    assert program_on_device(gpu, program).schedule == "blocks"

@@ -22,6 +22,7 @@ from .witness_schedule import BlockSchedule, block_schedule, least_block_cost, l
 _R = FR_MODULUS
 _R3 = pow(1 << 256, 3, _R)
 _MODULE = "r1cs/witness.cu"
+_OP_BYTES = 64  # an op_t row: eight int64
 THREADS = 128
 """Threads per block of the witness kernels (the kernel's WITNESS_THREADS, unless a define
 changes it)."""
@@ -58,7 +59,7 @@ def op_table(program: WitnessProgram) -> np.ndarray:
     and the entry ranges of the rows they read (a BIT op's ``lin`` row in A's place)."""
     aux = program.level_ops
     kind, arg = program.kind[aux].astype(np.int64), program.arg[aux]
-    table = np.zeros((len(aux), 8), dtype=np.int64)
+    table = np.zeros((len(aux), _OP_BYTES // 8), dtype=np.int64)
     table[:, 0] = aux
     table[:, 1] = kind | program.extra[aux] << 8
     solve, bit = kind == SOLVE, kind == BIT
@@ -83,7 +84,7 @@ def _kernel_rows(
 ) -> tuple[DeviceArray, ...]:
     """The rows the kernels read under the current defines: with ``WITNESS_SCALED_ROWS`` (the
     default), copies of A and C scaled per op by ``witness_scale_rows``, made once."""
-    scaled = bool(gpu.defines.get(_MODULE, {}).get("WITNESS_SCALED_ROWS", SCALED_ROWS))
+    scaled = _scaled_rows(gpu)
     found = loaded.rows.get(scaled)
     if found is None:
         a_cols, a, b_cols, b, c_cols, c, lin_cols, lin = loaded.rows[False]
@@ -114,12 +115,34 @@ def _blocks_resident(gpu: Gpu) -> int:
     return gpu.resident_threads(gpu.kernel(_MODULE, "witness_blocks"), threads) // threads
 
 
+def _scaled_rows(gpu: Gpu) -> bool:
+    return bool(gpu.defines.get(_MODULE, {}).get("WITNESS_SCALED_ROWS", SCALED_ROWS))
+
+
+def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
+    """Device bytes ``program_on_device`` takes for ``program``: the rows not yet on the device,
+    the op table (the block kernel's adds order, steps and warps, less than the table again)
+    and, with scaled rows, copies of A's and C's coefficients and a temporary op table."""
+    m = program.matrices
+    uploaded = gpu.cache("matrices")
+    rows = sum(
+        x.indptr.nbytes + x.cols.nbytes + x.coeffs.nbytes
+        for x in (m.a, m.b, m.c, program.lin)
+        if uploaded.get(x) is None
+    )
+    table = len(program.level_ops) * _OP_BYTES
+    hints = int(np.count_nonzero(program.kind == HINT)) * 16
+    scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes + table if _scaled_rows(gpu) else 0
+    return rows + 2 * table + hints + scaled
+
+
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
     """``program``'s tables on the device, uploaded once per program object, with the tables of
-    the kernel it runs on."""
+    the kernel it runs on; GpuError up front when they cannot fit."""
     cache = gpu.cache("witness programs")
     found = cache.get(program)
     if found is None:
+        gpu.ensure_fits(program_bytes(gpu, program), "the witness program's tables")
         m = program.matrices
         rows = [matrix_on_device(gpu, matrix)[1:] for matrix in (m.a, m.b, m.c, program.lin)]
         # Per distinct coefficient, not per op: a few values for any circuit.
