@@ -1,17 +1,23 @@
 """Where cuzk keeps what it made once and reuses (``CUZK_CACHE_DIR``): parameters of the
-embedded circuits, key caches, compiled circuits, markers of bytes that passed a check, and the
-row starts of circom .r1cs files."""
+embedded circuits, key caches, compiled circuits, markers of bytes that passed a check, the
+row starts of circom .r1cs files and files' sha256 digests."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
+
+from cuzk_core.errors import OutputError
+from cuzk_core.fileio import write_json_atomic
 
 CHECKED = "checked"
 """The folder of markers: one empty file per (check, sha256 of the bytes that passed it)."""
 R1CS_ROWS = "r1cs-rows"
 """The folder of circom .r1cs row starts, one file per .r1cs path: tried first on its next read."""
+DIGESTS = "digests"
+"""The folder of files' sha256 digests, one entry per path with the file's identity then."""
 
 
 def cache_dir() -> Path:
@@ -42,3 +48,40 @@ def mark_passed(marker: Path) -> None:
         marker.touch()
     except OSError:
         pass
+
+
+def file_identity(path: Path) -> dict[str, int]:
+    """What changes whenever a file's bytes may have: any write or replacement changes its
+    ctime, which no user call can set back (the compiled store's stamps rely on it too)."""
+    info = path.stat()
+    return {
+        "size": info.st_size,
+        "inode": info.st_ino,
+        "device": info.st_dev,
+        "mtime_ns": info.st_mtime_ns,
+        "ctime_ns": info.st_ctime_ns,
+    }
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of ``path``'s bytes, read again only when the file changed since its last
+    digest (by :func:`file_identity`): a 2^24-constraint .r1cs is ~1.6 s of hashing."""
+    entry = cache_dir() / DIGESTS / f"{path.name}-{path_tag(path)}.json"
+    identity = file_identity(path)
+    try:
+        known = json.loads(entry.read_bytes())
+        if isinstance(known, dict) and known.get("identity") == identity:
+            return str(known["sha256"])
+    except (OSError, ValueError, KeyError):
+        pass
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    if file_identity(path) == identity:  # not written to while it was read
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(entry, {"identity": identity, "sha256": digest.hexdigest()})
+        except (OSError, OutputError):
+            pass  # an unwritable cache costs the next digest only
+    return digest.hexdigest()

@@ -5,9 +5,12 @@ These need no node tools; tests/test_interop_snarkjs.py runs the real snarkjs an
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import random
 import struct
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +26,7 @@ from circomfiles import (
     wtns_bytes,
 )
 
+from cuzk_core import cache as cache_module
 from cuzk_core.cli import main
 from cuzk_core.conformance.inputs import (
     edge_values,
@@ -42,6 +46,7 @@ from cuzk_core.groth16.keys import Proof, VerifyingKey
 from cuzk_core.groth16.qap import SNARKJS
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.interop import points
+from cuzk_core.interop.circom import r1cs_digest
 from cuzk_core.interop.container import Container
 from cuzk_core.interop.fields import BN128_Q, BN128_R
 from cuzk_core.interop.montgomery import FQ, FR
@@ -529,3 +534,30 @@ def test_small_format_slips_are_named(tmp_path: Path, capsys):
     longer += data[start + 4 :]
     with pytest.raises(FormatError, match=r"section 1 \(protocol\): 4 unexpected bytes at the end"):
         Zkey(write(tmp_path, "long.zkey", longer))
+
+
+def test_r1cs_digest_is_read_again_only_when_the_file_changed(tmp_path: Path, monkeypatch):
+    """The sha256 of a .r1cs is remembered with the file's identity; a rewrite of the same size
+    with its mtime set back still changes the ctime, so it is hashed again."""
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    reads = []
+    real_sha256 = hashlib.sha256
+
+    def counted(*data):  # the file's digest starts empty; path tags hash the path at once
+        if not data:
+            reads.append(1)
+        return real_sha256(*data)
+
+    monkeypatch.setattr(cache_module.hashlib, "sha256", counted)
+    path = write(tmp_path, "c.r1cs", b"first version")
+    assert r1cs_digest(path) == real_sha256(b"first version").hexdigest()
+    assert r1cs_digest(path) == real_sha256(b"first version").hexdigest() and len(reads) == 1
+    stat = path.stat()
+    time.sleep(0.01)
+    path.write_bytes(b"other version")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert r1cs_digest(path) == real_sha256(b"other version").hexdigest() and len(reads) == 2
+    (entry,) = (tmp_path / "cache" / "digests").iterdir()
+    entry.write_text("{not json")
+    assert r1cs_digest(path) == real_sha256(b"other version").hexdigest() and len(reads) == 3
+    assert r1cs_digest(path) == real_sha256(b"other version").hexdigest() and len(reads) == 3

@@ -12,7 +12,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from cuzk_core.cache import CHECKED, R1CS_ROWS, cache_dir
+from cuzk_core.cache import CHECKED, DIGESTS, R1CS_ROWS, cache_dir
 from cuzk_core.groth16.key_cache import SUFFIX, CacheInvalid, SourceStamp, read_header
 
 _MIB = 1 << 20
@@ -62,6 +62,9 @@ def entries() -> list[tuple[Path, str]]:
     rows = root / R1CS_ROWS
     if rows.is_dir():
         found.append((rows, "row starts of circom .r1cs files (each checked before use)"))
+    digests = root / DIGESTS
+    if digests.is_dir():
+        found.append((digests, "sha256 digests of circom .r1cs files (kept while unchanged)"))
     return found
 
 

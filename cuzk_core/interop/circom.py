@@ -9,7 +9,6 @@ Either proof is one ``snarkjs groth16 verify`` accepts once written as proof.jso
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import attrs
 import numpy as np
 
 from cuzk_core.backend import Backend
+from cuzk_core.cache import file_sha256
 from cuzk_core.errors import FormatError
 from cuzk_core.groth16 import params_dir
 from cuzk_core.groth16.key_sources import Log, ParamsFile, ZkeyFile, stderr_log
@@ -71,11 +71,7 @@ def witness_for(path: str | Path, num_wires: int, against: str) -> np.ndarray:
 
 def r1cs_digest(path: Path) -> str:
     """sha256 of a circuit file, so parameters can tell which circuit they were made for."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)
 
 
 def circuit_record(r1cs: CircomR1CS) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from cuzk_core.cache import file_identity
 from cuzk_core.fileio import atomic_output, write_json_atomic
 from cuzk_core.r1cs import ConstraintNames, R1CSMatrices, SparseMatrix
 
@@ -67,17 +68,6 @@ class _Indexed(Sequence):
 def stamp_path(path: Path) -> Path:
     """Where the stamp of ``path``'s last full check lives."""
     return path.with_name(path.name + ".verified")
-
-
-def _identity(path: Path) -> dict[str, int]:
-    info = path.stat()
-    return {
-        "size": info.st_size,
-        "inode": info.st_ino,
-        "device": info.st_dev,
-        "mtime_ns": info.st_mtime_ns,
-        "ctime_ns": info.st_ctime_ns,
-    }
 
 
 def _bytes(array: np.ndarray) -> memoryview:
@@ -189,7 +179,7 @@ def load(path: Path, digest: str) -> tuple[WitnessProgram, R1CSMatrices]:
     except (ValueError, IndexError, KeyError, TypeError) as exc:
         raise StoreRefused(f"{path}: corrupted ({exc})") from None
     if not checked:
-        write_json_atomic(stamp_path(path), {"digest": digest, **_identity(path)})
+        write_json_atomic(stamp_path(path), {"digest": digest, **file_identity(path)})
     return program, proving
 
 
@@ -227,7 +217,7 @@ def _stamped(path: Path, digest: str) -> bool:
         stamp = json.loads(stamp_path(path).read_bytes())
     except (OSError, ValueError):
         return False
-    return isinstance(stamp, dict) and stamp == {"digest": digest, **_identity(path)}
+    return isinstance(stamp, dict) and stamp == {"digest": digest, **file_identity(path)}
 
 
 def _check_sums(layout: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
