@@ -14,8 +14,6 @@ from cuzk_backend_gpu.driver import GpuError
 from cuzk_backend_gpu.witness_schedule import (
     BlockSchedule,
     block_schedule,
-    independent_parts,
-    joining_pairs,
     least_block_cost,
     level_cost,
 )
@@ -24,6 +22,7 @@ from cuzk_core.conformance.checks import GadgetCircuit, TinyCircuit
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.witness.compiled import compile_circuit
+from cuzk_core.witness.parts import independent_parts, joining_pairs, program_parts
 from cuzk_core.witness.program import HINT, WitnessProgram
 
 
@@ -251,3 +250,31 @@ def test_a_program_that_cannot_fit_is_refused_before_any_upload():
     assert not gpu.launches and not gpu.cache("witness programs")
     gpu.free_bytes = needed
     assert program_on_device(gpu, program).schedule == "blocks"
+
+
+def test_the_compile_stores_the_parts_and_a_load_checks_them(tmp_path, monkeypatch):
+    """A compiled circuit on disk carries its program's parts (a fresh process does not search
+    them again); a program without them (from a file written before, or never stored) gets them
+    found; parts that are not root labels are refused as corrupted."""
+    import attrs
+
+    from cuzk_core.witness import store
+
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path))
+    fresh = _program(PorepLite(challenges=3, depth=2))
+    assert fresh.parts is None
+    found = program_parts(fresh)
+    assert len(np.unique(found)) == 3
+    backend = load_plugins().backend(load_profile("cpu"))
+    compiled, _ = compile_circuit(backend, PorepLite(challenges=3, depth=2))
+    assert compiled.program.parts is not None
+    assert np.array_equal(program_parts(compiled.program), found)
+    path = tmp_path / "p.cuzkc"
+    store.save(path, "d", compiled.program, compiled.proving_matrices)
+    loaded, proving = store.load(path, "d")
+    assert np.array_equal(loaded.parts, found)
+    pointing_at_a_member = found.copy()
+    pointing_at_a_member[0] = np.flatnonzero(found != np.arange(len(found)))[0]
+    for bad in (found[:-1], found + len(found), pointing_at_a_member):
+        with pytest.raises(ValueError, match="parts"):
+            store._check_bounds(attrs.evolve(loaded, parts=bad), proving)

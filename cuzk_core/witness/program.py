@@ -44,6 +44,8 @@ class WitnessProgram:
     """int64 (levels + 1): level ``l`` is ``level_ops[level_ptr[l]:level_ptr[l+1]]``."""
     level_ops: np.ndarray
     """int64: the aux index of every non-hint op, by level, ascending within a level."""
+    parts: np.ndarray | None = None
+    """int64 beside ``level_ops``: each op's part (:mod:`.parts`), when stored with the program."""
 
     @property
     def num_inputs(self) -> int:

@@ -34,6 +34,7 @@ from cuzk_core.cache import file_identity
 from cuzk_core.fileio import atomic_output, write_json_atomic
 from cuzk_core.r1cs import ConstraintNames, R1CSMatrices, SparseMatrix
 
+from .parts import program_parts
 from .program import WitnessProgram
 
 FORMAT = "cuzk-compiled-circuit/2"
@@ -108,6 +109,7 @@ def save(path: Path, digest: str, program: WitnessProgram, proving: R1CSMatrices
         arrays[f"{key}_coeffs"] = sources[key].coeffs
     for key in _PROGRAM:
         arrays[key] = getattr(program, key)
+    arrays["parts"] = program_parts(program)
     tables: dict[str, list[str]] = {"names": [], "prefixes": []}
     if program.matrices.names is not None:
         name_arrays, tables = _names_arrays(program.matrices.names)
@@ -283,6 +285,7 @@ def _rebuild(
         matrices=matrices,
         lin=built["lin"],
         num_hints=header["num_hints"],
+        parts=arrays.get("parts"),  # files from before the parts were stored have none
         **{key: arrays[key] for key in _PROGRAM},
     )
     return program, proving
@@ -333,3 +336,10 @@ def _check_bounds(p: WitnessProgram, proving: R1CSMatrices) -> None:
         len(p.level_ops) and (p.level_ops.min() < 0 or p.level_ops.max() >= n)
     ):
         raise ValueError("levels do not list every computed op")
+    parts = p.parts
+    if parts is not None and (
+        parts.shape != p.level_ops.shape
+        or (len(parts) and (parts.min() < 0 or parts.max() >= len(parts)))
+        or np.any(parts[parts] != parts)
+    ):
+        raise ValueError("parts that are not labels of the ops by their parts' roots")
