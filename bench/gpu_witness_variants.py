@@ -56,9 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     plugin = plugins.plugin(args.backend)
     gpu = plugin.gpu
     circuit = PorepLite(challenges=args.challenges, depth=args.depth)
+    # The compile (minutes at 2^24 when not cached) and the replay run on the host: say so.
+    print(f"compiling porep-lite c{args.challenges} d{args.depth}", file=sys.stderr, flush=True)
     compiled, _ = compile_circuit(backend, circuit)
     program = compiled.program
+    print(f"compiled ({compiled.source}); replaying", file=sys.stderr, flush=True)
     inputs, hints = replay(circuit, program)
+    print(f"{len(VARIANTS)} variants x {args.runs + 1} rounds", file=sys.stderr, flush=True)
     clock = EventClock(gpu)
     times: dict[str, list[float]] = {name: [] for name in VARIANTS}
     first_z: np.ndarray | None = None
