@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import time
 from pathlib import Path
 
 from cuzk_core.errors import OutputError
@@ -18,6 +20,10 @@ R1CS_ROWS = "r1cs-rows"
 """The folder of circom .r1cs row starts, one file per .r1cs path: tried first on its next read."""
 DIGESTS = "digests"
 """The folder of files' sha256 digests, one entry per path with the file's identity then."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_RACY_NS = 2_000_000_000
+"""A file changed this recently may change again within its ctime's granularity (coarse on
+older kernels and network file systems): its digest is not kept."""
 
 
 def cache_dir() -> Path:
@@ -71,14 +77,19 @@ def file_sha256(path: Path) -> str:
     try:
         known = json.loads(entry.read_bytes())
         if isinstance(known, dict) and known.get("identity") == identity:
-            return str(known["sha256"])
-    except (OSError, ValueError, KeyError):
+            remembered = known.get("sha256")
+            if isinstance(remembered, str) and _SHA256.fullmatch(remembered):
+                return remembered
+    except (OSError, ValueError, RecursionError):
         pass
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
-    if file_identity(path) == identity:  # not written to while it was read
+    # Kept only for a file not written to while it was read, nor within a coarse ctime tick
+    # before (a rewrite of the same size then could keep this ctime: git's "racy" entries).
+    settled = time.time_ns() - identity["ctime_ns"] > _RACY_NS
+    if settled and file_identity(path) == identity:
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             write_json_atomic(entry, {"identity": identity, "sha256": digest.hexdigest()})

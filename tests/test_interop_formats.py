@@ -549,6 +549,7 @@ def test_r1cs_digest_is_read_again_only_when_the_file_changed(tmp_path: Path, mo
         return real_sha256(*data)
 
     monkeypatch.setattr(cache_module.hashlib, "sha256", counted)
+    monkeypatch.setattr(cache_module, "_RACY_NS", 0)  # files written just now count as settled
     path = write(tmp_path, "c.r1cs", b"first version")
     assert r1cs_digest(path) == real_sha256(b"first version").hexdigest()
     assert r1cs_digest(path) == real_sha256(b"first version").hexdigest() and len(reads) == 1
@@ -561,3 +562,10 @@ def test_r1cs_digest_is_read_again_only_when_the_file_changed(tmp_path: Path, mo
     entry.write_text("{not json")
     assert r1cs_digest(path) == real_sha256(b"other version").hexdigest() and len(reads) == 3
     assert r1cs_digest(path) == real_sha256(b"other version").hexdigest() and len(reads) == 3
+    known = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**known, "sha256": None}))  # right file, no digest
+    assert r1cs_digest(path) == real_sha256(b"other version").hexdigest() and len(reads) == 4
+    # a file changed within a ctime tick of its digest could change again unseen: not kept
+    monkeypatch.setattr(cache_module, "_RACY_NS", 10**15)
+    fresh = write(tmp_path, "d.r1cs", b"just written")
+    assert r1cs_digest(fresh) == r1cs_digest(fresh) and len(reads) == 6

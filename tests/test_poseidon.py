@@ -336,6 +336,8 @@ def test_hash2_layers_are_poseidon_hash2_of_earlier_nodes() -> None:
         ([([-1], [0])], None, "layer 0 reads a node outside 0..1"),
         ([([0, 1], [1])], None, "layer 0: 2 left nodes and 1 right"),
         ([([0], [1])], poseidon_params(5, 8, 60), "need the t = 3 instance, not t = 5"),
+        ([([0.5], [1])], None, "indices must be 1-D integer arrays, not float64 of shape (1,)"),
+        ([([[0]], [[1]])], None, "1-D integer arrays, not int64 of shape (1, 1)"),
     ],
 )
 def test_bad_hash2_layers_are_refused(layers, table, message) -> None:
@@ -343,3 +345,6 @@ def test_bad_hash2_layers_are_refused(layers, table, message) -> None:
     pairs = [(np.array(a), np.array(b)) for a, b in layers]
     with pytest.raises(ValueError, match=re.escape(message)):
         check_layers(ints_to_limbs([3, 4]), pairs, table)
+    none = np.zeros((0, 4), dtype=np.uint64)
+    with pytest.raises(ValueError, match="reads a node outside none: no nodes come before it"):
+        check_layers(none, [(np.array([0]), np.array([0]))], poseidon_table())

@@ -258,9 +258,11 @@ def test_the_compile_stores_the_parts_and_a_load_checks_them(tmp_path, monkeypat
     found; parts that are not root labels are refused as corrupted."""
     import attrs
 
+    from cuzk_core.witness import compiled as compiled_module
     from cuzk_core.witness import store
 
     monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiled_module, "_MEMORY", {})
     fresh = _program(PorepLite(challenges=3, depth=2))
     assert fresh.parts is None
     found = program_parts(fresh)
@@ -278,3 +280,27 @@ def test_the_compile_stores_the_parts_and_a_load_checks_them(tmp_path, monkeypat
     for bad in (found[:-1], found + len(found), pointing_at_a_member):
         with pytest.raises(ValueError, match="parts"):
             store._check_bounds(attrs.evolve(loaded, parts=bad), proving)
+
+
+def test_program_bytes_count_a_compiled_file_as_one_upload(tmp_path, monkeypatch):
+    """A program read from its compiled file has its rows uploaded as the whole file, once
+    (``shared_copy``): counted as the file's size, and not at all once the file is resident."""
+    from cuzk_backend_gpu.mapped import mapping_of
+    from cuzk_backend_gpu.witness import program_bytes
+    from cuzk_core.witness import compiled as compiled_module
+    from cuzk_core.witness.compiled import compiled_path
+
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiled_module, "_MEMORY", {})  # read from this folder's file
+    backend = load_plugins().backend(load_profile("cpu"))
+    compiled, _ = compile_circuit(backend, PorepLite(challenges=3, depth=2))
+    program, gpu = compiled.program, _TablesOnHost(1 << 16, 1 << 16)
+    m = program.matrices
+    table = len(program.level_ops) * 64
+    rest = 2 * table + int(np.count_nonzero(program.kind == HINT)) * 16
+    rest += m.a.coeffs.nbytes + m.c.coeffs.nbytes + table  # the scaled copies
+    size = compiled_path(compiled.digest).stat().st_size
+    assert program_bytes(gpu, program) == size + rest
+    (mapping, _) = mapping_of(m.a.coeffs)
+    gpu.cache("mapped files")[mapping] = object()
+    assert program_bytes(gpu, program) == rest

@@ -17,6 +17,7 @@ from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 
 from .driver import DeviceArray, Gpu, GpuError
 from .field import matrix_on_device
+from .mapped import mapping_of
 from .witness_schedule import BlockSchedule, block_schedule, least_block_cost, level_cost
 
 _R = FR_MODULUS
@@ -120,16 +121,23 @@ def _scaled_rows(gpu: Gpu) -> bool:
 
 
 def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
-    """Device bytes ``program_on_device`` takes for ``program``: the rows not yet on the device,
-    the op table (the block kernel's adds order, steps and warps, less than the table again)
-    and, with scaled rows, copies of A's and C's coefficients and a temporary op table."""
+    """Device bytes ``program_on_device`` takes for ``program``: the rows not yet on the device
+    (a compiled file's rows come as one upload of the whole file), the op table (the block
+    kernel's order, steps and warps take less than the table again) and, with scaled rows,
+    copies of A's and C's coefficients and a temporary op table."""
     m = program.matrices
-    uploaded = gpu.cache("matrices")
-    rows = sum(
-        x.indptr.nbytes + x.cols.nbytes + x.coeffs.nbytes
-        for x in (m.a, m.b, m.c, program.lin)
-        if uploaded.get(x) is None
-    )
+    uploaded, mapped = gpu.cache("matrices"), gpu.cache("mapped files")
+    rows, mappings = 0, {}
+    for matrix in (m.a, m.b, m.c, program.lin):
+        if uploaded.get(matrix) is not None:
+            continue
+        for array in (matrix.indptr, matrix.cols, matrix.coeffs):
+            found = mapping_of(array) if array.nbytes and array.flags.c_contiguous else None
+            if found is None:
+                rows += array.nbytes
+            elif mapped.get(found[0]) is None:  # shared_copy uploads the whole file, once
+                mappings[id(found[0])] = len(found[0])
+    rows += sum(mappings.values())
     table = len(program.level_ops) * _OP_BYTES
     hints = int(np.count_nonzero(program.kind == HINT)) * 16
     scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes + table if _scaled_rows(gpu) else 0

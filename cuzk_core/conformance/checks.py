@@ -939,7 +939,8 @@ def _poseidon_layers(checked: Subject, rng: random.Random) -> str | None:
         known += n
     layers[0] = (np.append(layers[0][0][:-1], 2), np.append(layers[0][1][:-1], 2))
     nodes = ints_to_limbs(given)
-    copy = nodes.copy()
+    inputs = [nodes, *(side for layer in layers for side in layer)]
+    copies = [array.copy() for array in inputs]
     table = poseidon_table()
 
     def by_definition() -> np.ndarray:
@@ -954,7 +955,7 @@ def _poseidon_layers(checked: Subject, rng: random.Random) -> str | None:
     got = backend.poseidon_layers(nodes, layers, table)
     want = expected(checked, lambda ref: ref.poseidon_layers(nodes, layers, table), by_definition)
     same_scalars(got, want, f"{len(sizes)} layers of {sum(sizes)} hashes")
-    unchanged([nodes], [copy], "poseidon_layers")
+    unchanged(inputs, copies, "poseidon_layers")
     return None
 
 

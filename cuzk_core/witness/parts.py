@@ -17,7 +17,7 @@ from .program import BIT, HINT, SOLVE, WitnessProgram
 
 def program_parts(program: WitnessProgram) -> np.ndarray:
     """Per op of ``level_ops``, the smallest op position of its part: the stored parts, or
-    found now for a program stored without them (~1 s a million ops)."""
+    found now for a program made without the store (~1 s a million ops)."""
     if program.parts is not None:
         return program.parts
     return independent_parts(len(program.level_ops), joining_pairs(program))

@@ -285,7 +285,7 @@ def _rebuild(
         matrices=matrices,
         lin=built["lin"],
         num_hints=header["num_hints"],
-        parts=arrays.get("parts"),  # files from before the parts were stored have none
+        parts=arrays["parts"],
         **{key: arrays[key] for key in _PROGRAM},
     )
     return program, proving
@@ -337,7 +337,7 @@ def _check_bounds(p: WitnessProgram, proving: R1CSMatrices) -> None:
     ):
         raise ValueError("levels do not list every computed op")
     parts = p.parts
-    if parts is not None and (
+    if parts is None or (
         parts.shape != p.level_ops.shape
         or (len(parts) and (parts.min() < 0 or parts.max() >= len(parts)))
         or np.any(parts[parts] != parts)

@@ -108,14 +108,18 @@ def check_layers(nodes: np.ndarray, layers: Layers, table: PoseidonTable) -> Lay
         raise ValueError(f"nodes of shape {nodes.shape}, expected (n, 4)")
     checked, known = [], len(nodes)
     for j, (left, right) in enumerate(layers):
-        sides = [np.asarray(side, dtype=np.int64).reshape(-1) for side in (left, right)]
-        if len(sides[0]) != len(sides[1]):
-            raise ValueError(f"layer {j}: {len(sides[0])} left nodes and {len(sides[1])} right")
-        for side in sides:
+        given = [np.asarray(side) for side in (left, right)]
+        if any(side.ndim != 1 or (len(side) and side.dtype.kind not in "iu") for side in given):
+            shown = ", ".join(f"{side.dtype} of shape {side.shape}" for side in given)
+            raise ValueError(f"layer {j}: indices must be 1-D integer arrays, not {shown}")
+        if len(given[0]) != len(given[1]):
+            raise ValueError(f"layer {j}: {len(given[0])} left nodes and {len(given[1])} right")
+        for side in given:
             if len(side) and (side.min() < 0 or side.max() >= known):
-                raise ValueError(f"layer {j} reads a node outside 0..{known - 1}")
-        checked.append((sides[0], sides[1]))
-        known += len(sides[0])
+                allowed = f"0..{known - 1}" if known else "none: no nodes come before it"
+                raise ValueError(f"layer {j} reads a node outside {allowed}")
+        checked.append((given[0].astype(np.int64), given[1].astype(np.int64)))
+        known += len(given[0])
     return checked
 
 
