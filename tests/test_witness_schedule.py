@@ -177,6 +177,7 @@ class _TablesOnHost:
     def __init__(self, levels_resident: int, blocks_resident: int) -> None:
         self.defines: dict = {}
         self.launches: list[str] = []
+        self.launch_args: list[tuple] = []
         self._caches: dict = {}
         self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
         self.free_bytes = 1 << 40
@@ -201,6 +202,7 @@ class _TablesOnHost:
 
     def launch(self, function: str, threads: int, args: tuple, block: int = 256) -> None:
         self.launches.append(function)
+        self.launch_args.append(args)
 
 
 def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypatch):
@@ -221,6 +223,7 @@ def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypa
     assert blocks == schedule.blocks == 3
     assert np.array_equal(tables[0], op_table(program)[schedule.order])
     assert plenty.launches == ["witness_scale_rows"]  # the scaled rows, made once
+    assert plenty.launch_args[0][0] is tables[0]  # from the launch's op table, not a second one
     assert program_on_device(plenty, program) is loaded
     # one warp of the block kernel resident, several of the level kernel's: no block schedule
     # can wait less, and the parts are not even looked for
@@ -242,7 +245,7 @@ def test_a_program_that_cannot_fit_is_refused_before_any_upload():
     coefficients = sum(x.coeffs.nbytes for x in (m.a, m.b, m.c, program.lin))
     assert needed > coefficients + m.a.coeffs.nbytes + m.c.coeffs.nbytes  # scaled copies too
     gpu.defines["r1cs/witness.cu"] = {"WITNESS_SCALED_ROWS": 0}
-    assert program_bytes(gpu, program) < needed - m.a.coeffs.nbytes - m.c.coeffs.nbytes
+    assert program_bytes(gpu, program) == needed - m.a.coeffs.nbytes - m.c.coeffs.nbytes
     gpu.defines.clear()
     gpu.free_bytes = needed - 1
     with pytest.raises(GpuError, match="the witness program's tables needs"):
@@ -298,7 +301,7 @@ def test_program_bytes_count_a_compiled_file_as_one_upload(tmp_path, monkeypatch
     m = program.matrices
     table = len(program.level_ops) * 64
     rest = 2 * table + int(np.count_nonzero(program.kind == HINT)) * 16
-    rest += m.a.coeffs.nbytes + m.c.coeffs.nbytes + table  # the scaled copies
+    rest += m.a.coeffs.nbytes + m.c.coeffs.nbytes  # the scaled copies
     size = compiled_path(compiled.digest).stat().st_size
     assert program_bytes(gpu, program) == size + rest
     (mapping, _) = mapping_of(m.a.coeffs)

@@ -81,10 +81,11 @@ def _threads(gpu: Gpu) -> int:
 
 
 def _kernel_rows(
-    gpu: Gpu, program: WitnessProgram, loaded: DeviceProgram
+    gpu: Gpu, program: WitnessProgram, loaded: DeviceProgram, ops: DeviceArray
 ) -> tuple[DeviceArray, ...]:
     """The rows the kernels read under the current defines: with ``WITNESS_SCALED_ROWS`` (the
-    default), copies of A and C scaled per op by ``witness_scale_rows``, made once."""
+    default), copies of A and C scaled per op by ``witness_scale_rows``, made once from ``ops``
+    (a launch's op table: every op once, in any order)."""
     scaled = _scaled_rows(gpu)
     found = loaded.rows.get(scaled)
     if found is None:
@@ -94,7 +95,7 @@ def _kernel_rows(
         gpu.launch(
             gpu.kernel(_MODULE, "witness_scale_rows"),
             count,
-            (gpu.to_device(op_table(program)), np.uint64(count), a, c, loaded.inv_r3, a_out, c_out),
+            (ops, np.uint64(count), a, c, loaded.inv_r3, a_out, c_out),
         )
         found = loaded.rows[scaled] = (a_cols, a_out, b_cols, b, c_cols, c_out, lin_cols, lin)
     return found
@@ -124,7 +125,7 @@ def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
     """Device bytes ``program_on_device`` takes for ``program``: the rows not yet on the device
     (a compiled file's rows come as one upload of the whole file), the op table (the block
     kernel's order, steps and warps take less than the table again) and, with scaled rows,
-    copies of A's and C's coefficients and a temporary op table."""
+    copies of A's and C's coefficients."""
     m = program.matrices
     uploaded, mapped = gpu.cache("matrices"), gpu.cache("mapped files")
     rows, mappings = 0, {}
@@ -140,7 +141,7 @@ def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
     rows += sum(mappings.values())
     table = len(program.level_ops) * _OP_BYTES
     hints = int(np.count_nonzero(program.kind == HINT)) * 16
-    scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes + table if _scaled_rows(gpu) else 0
+    scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes if _scaled_rows(gpu) else 0
     return rows + 2 * table + hints + scaled
 
 
@@ -177,8 +178,8 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         )
         cache[program] = found
         if program.num_levels:
-            _launch_tables(gpu, program, found, found.schedule, blocks)
-            _kernel_rows(gpu, program, found)
+            _, tables = _launch_tables(gpu, program, found, found.schedule, blocks)
+            _kernel_rows(gpu, program, found, tables[0])
     return found
 
 
@@ -238,7 +239,7 @@ def run_program(
         return z
     schedule = schedule or loaded.schedule
     blocks, tables = _launch_tables(gpu, program, loaded, schedule)
-    rows = _kernel_rows(gpu, program, loaded)
+    rows = _kernel_rows(gpu, program, loaded, tables[0])
     threads = _threads(gpu)
     if schedule == "blocks":
         gpu.launch(
