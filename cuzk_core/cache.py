@@ -69,6 +69,14 @@ def file_identity(path: Path) -> dict[str, int]:
     }
 
 
+def settled_since(path: Path, identity: dict[str, int]) -> bool:
+    """Whether what was read of ``path`` since it had ``identity`` may be remembered by that
+    identity: the file was not written to meanwhile, nor within a coarse ctime tick before (a
+    rewrite of the same size then could keep its ctime: git's "racy" entries)."""
+    settled = time.time_ns() - identity["ctime_ns"] > _RACY_NS
+    return settled and file_identity(path) == identity
+
+
 def file_sha256(path: Path) -> str:
     """The sha256 of ``path``'s bytes, read again only when the file changed since its last
     digest (by :func:`file_identity`): a 2^24-constraint .r1cs is ~1.6 s of hashing."""
@@ -86,10 +94,7 @@ def file_sha256(path: Path) -> str:
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
-    # Kept only for a file not written to while it was read, nor within a coarse ctime tick
-    # before (a rewrite of the same size then could keep this ctime: git's "racy" entries).
-    settled = time.time_ns() - identity["ctime_ns"] > _RACY_NS
-    if settled and file_identity(path) == identity:
+    if settled_since(path, identity):
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             write_json_atomic(entry, {"identity": identity, "sha256": digest.hexdigest()})

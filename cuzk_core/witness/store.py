@@ -13,7 +13,8 @@ A file whose digest is not the one asked for (stale) or whose header, size, boun
 are wrong (corrupted) is refused with the reason, never used. Checksumming every byte costs more
 than the rest of a load (about 2 GB/s a core), so the full check (checksums and bounds) runs once
 per change of the file: a stamp beside it records the file's inode, size, mtime and ctime when it
-last passed, and every write to or replacement of the file changes its ctime. Writes are atomic.
+last passed, and every write to or replacement of the file changes its ctime. A file changed in the
+last two seconds is not stamped (a ctime tick can be that coarse). Writes are atomic.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from cuzk_core.cache import file_identity
+from cuzk_core.cache import file_identity, settled_since
 from cuzk_core.fileio import atomic_output, write_json_atomic
 from cuzk_core.r1cs import ConstraintNames, R1CSMatrices, SparseMatrix
 
@@ -154,6 +155,7 @@ def load(path: Path, digest: str) -> tuple[WitnessProgram, R1CSMatrices]:
     """The program stored in ``path`` for shape ``digest`` and its proving matrices, as views
     of the mapped file; StoreRefused says why not."""
     try:
+        identity = file_identity(path)
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
@@ -180,8 +182,8 @@ def load(path: Path, digest: str) -> tuple[WitnessProgram, R1CSMatrices]:
             _check_bounds(program, proving)
     except (ValueError, IndexError, KeyError, TypeError) as exc:
         raise StoreRefused(f"{path}: corrupted ({exc})") from None
-    if not checked:
-        write_json_atomic(stamp_path(path), {"digest": digest, **file_identity(path)})
+    if not checked and settled_since(path, identity):
+        write_json_atomic(stamp_path(path), {"digest": digest, **identity})
     return program, proving
 
 
