@@ -179,6 +179,18 @@ class GpuPlugin:
         with self._device(ctx, "hashing with Poseidon"):
             return poseidon.permute(self.gpu, states, table)
 
+    @hookimpl
+    def cuzk_poseidon_layers(
+        self,
+        ctx: BackendContext,
+        nodes: np.ndarray,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        table: PoseidonTable,
+    ) -> np.ndarray | None:
+        """A tree's layers of hashes, each node staying on the device between them."""
+        with self._device(ctx, "hashing layers with Poseidon"):
+            return poseidon.hash2_layers(self.gpu, nodes, layers, table)
+
     # ------------------------------------------------------------ NTT
 
     def _ntt(

@@ -1,4 +1,5 @@
-"""Many Poseidon permutations on the GPU (hash/poseidon.cu), one state per thread."""
+"""Many Poseidon permutations on the GPU (hash/poseidon.cu), one state per thread; and layers of
+2-to-1 hashes (a Merkle tree's levels) with every node kept on the device between them."""
 
 from __future__ import annotations
 
@@ -42,3 +43,38 @@ def permute(gpu: Gpu, states: np.ndarray, table: PoseidonTable) -> np.ndarray:
         block=128,
     )
     return on_device.get()
+
+
+def hash2_layers(
+    gpu: Gpu, nodes: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], table: PoseidonTable
+) -> np.ndarray:
+    """Every layer's hashes (``cuzk_poseidon_layers``; the core checked the indices), one launch
+    a layer on one stream: the nodes and indices go up once and the results come back once."""
+    sizes = [len(left) for left, _ in layers]
+    first = len(nodes)
+    gpu.ensure_fits((first + sum(sizes)) * SCALAR_LIMBS * 8 + 16 * sum(sizes), "hash layers")
+    on_device = gpu.empty((first + sum(sizes), SCALAR_LIMBS), np.uint64)
+    if first:
+        gpu.adapter.copy_htod(on_device.ptr, np.ascontiguousarray(nodes, dtype=np.uint64))
+    indices = gpu.to_device(
+        np.concatenate([np.asarray(side, dtype=np.int64) for pair in layers for side in pair])
+        if layers
+        else np.zeros(0, dtype=np.int64)
+    )
+    constants = _table_on_device(gpu, table)
+    kernel = gpu.kernel("hash/poseidon.cu", "poseidon_hash2_layer")
+    out, at = first, 0
+    for n in sizes:
+        args = (
+            on_device,
+            indices[at : at + n],
+            indices[at + n : at + 2 * n],
+            np.uint64(n),
+            np.uint64(out),
+            constants,
+            np.int32(table.half_full_rounds),
+            np.int32(table.partial_rounds),
+        )
+        gpu.launch(kernel, n, args, block=128)
+        out, at = out + n, at + 2 * n
+    return on_device[first:].get()
