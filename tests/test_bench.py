@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import inspect
 import json
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import attrs
 import numpy as np
 import pytest
 from test_groth16 import CubeCircuit
@@ -385,7 +387,7 @@ def _prove_document(tmp_path, bench, variants, kind="bench"):
 
 def test_compare_finds_a_planted_slowdown(tmp_path, cube_bench):
     base = _prove_document(tmp_path, cube_bench, _variants(tmp_path))
-    slow_variants = _variants(tmp_path, slow="[debug.sleep_ms]\nmsm_l = 40")[1:]
+    slow_variants = _variants(tmp_path, slow="[debug.sleep_ms]\nmsm_l = 200")[1:]
     slow = _prove_document(tmp_path, cube_bench, slow_variants)
     assert base["variants"][0]["check"]["reference"] == "proof verifies"
     comparison = compare_results(base, slow, "a.json", "b.json", threshold=0.05)
@@ -394,25 +396,45 @@ def test_compare_finds_a_planted_slowdown(tmp_path, cube_bench):
         "msm_l",
         "total",
     )
-    assert slow["variants"][0]["figures"]["msm_l"]["min_ms"] >= 40
+    assert slow["variants"][0]["figures"]["msm_l"]["min_ms"] >= 200
 
 
 def test_isolate_attributes_each_change_to_its_phase(tmp_path, cube_bench):
-    changes = [("debug.sleep_ms.msm_a", 40), ("debug.sleep_ms.ntt_h", 25)]
+    # Sleeps well above a loaded runner's stalls: the attribution needs each planted change to
+    # move its phase past the baseline's slowest run.
+    changes = [("debug.sleep_ms.msm_a", 200), ("debug.sleep_ms.ntt_h", 120)]
     variants = isolate_variants("cpu", changes)
     assert [v.label for v in variants] == [
         "baseline",
-        "debug.sleep_ms.msm_a=40",
-        "debug.sleep_ms.ntt_h=25",
+        "debug.sleep_ms.msm_a=200",
+        "debug.sleep_ms.ntt_h=120",
         "all changes",
     ]
     document = _prove_document(tmp_path, cube_bench, variants, kind="isolate")
     isolate = isolate_deltas(document["variants"])
     attribution = isolate["attribution"]
-    assert attribution["debug.sleep_ms.msm_a=40"]["phase"] == "msm_a"
-    assert attribution["debug.sleep_ms.ntt_h=25"]["phase"] == "ntt_h"
+    assert attribution["debug.sleep_ms.msm_a=200"]["phase"] == "msm_a"
+    assert attribution["debug.sleep_ms.ntt_h=120"]["phase"] == "ntt_h"
     assert attribution["all changes"]["phase"] == "msm_a"
-    assert isolate["deltas"]["debug.sleep_ms.msm_a=40"]["msm_a"]["delta_ms"] >= 35
+    assert isolate["deltas"]["debug.sleep_ms.msm_a=200"]["msm_a"]["delta_ms"] >= 190
+
+
+@attrs.frozen
+class _CollectorProbe(ProveBench):
+    """The prove benchmark, noting per run whether the garbage collector could pause it."""
+
+    seen: list[bool] = attrs.field(factory=list)
+
+    def run(self, backend, state, clock):
+        self.seen.append(gc.isenabled())
+        return super().run(backend, state, clock)
+
+
+def test_runs_are_timed_without_collector_pauses(tmp_path, cube_bench):
+    probe = _CollectorProbe(cube_bench.make_circuit, cube_bench.key, cube_bench.spec)
+    _prove_document(tmp_path, probe, _variants(tmp_path)[:1])
+    assert probe.seen == [False] * 4  # one warm-up and three timed runs
+    assert gc.isenabled()
 
 
 def test_isolate_rejects_bad_changes():

@@ -144,7 +144,7 @@ def test_bench_synth_says_where_a_fresh_compile_went(tmp_path, capsys, monkeypat
 
 
 def test_planted_slowdown_fails_compare_and_isolate_names_its_phase(tmp_path, capsys):
-    slow = profile(tmp_path, "slow", "[debug.sleep_ms]\nmsm_l = 40")
+    slow = profile(tmp_path, "slow", "[debug.sleep_ms]\nmsm_l = 200")
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     assert run(capsys, "bench", "prove", *CUBE, "--runs", "3", "--json", a)[0] == 0
     args = ["--profile", slow, "bench", "prove", *CUBE, "--runs", "3", "--json", b]
@@ -158,7 +158,7 @@ def test_planted_slowdown_fails_compare_and_isolate_names_its_phase(tmp_path, ca
     code, text, _ = run(capsys, "bench", "compare", a, b, "--phase", "msm_a", "--json", "-")
     assert code == 0 and list(json.loads(text)["figures"]) == ["msm_a"]
 
-    change = "debug.sleep_ms.msm_a=40"
+    change = "debug.sleep_ms.msm_a=200"
     iso = tmp_path / "iso.json"
     code, text, _ = run(capsys, "bench", "isolate", "cpu", *CUBE, "--change", change, *FAST,
                         "--json", iso)  # fmt: skip

@@ -7,7 +7,9 @@ and run i of A can be paired with run i of B.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import attrs
@@ -83,10 +85,28 @@ def span_figures(timer: Timer) -> dict[str, float]:
     return figures
 
 
+@contextmanager
+def _no_collector_pauses() -> Iterator[None]:
+    """Collect garbage before a run and not during it, as timeit does.
+
+    A collection inside a run lands in whichever phase happens to allocate, and at tens of
+    milliseconds it can outweigh the change a variant makes to that phase.
+    """
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _timed_run(bench: Benchmark, plugins: Plugins, entry: VariantRun) -> dict[str, float]:
     timer = Timer()
     backend = plugins.backend(entry.variant.profile, timer)
-    overrides = bench.run(backend, entry.state, entry.clock)
+    with _no_collector_pauses():
+        overrides = bench.run(backend, entry.state, entry.clock)
     figures = span_figures(timer)
     figures.update(overrides)
     return figures
