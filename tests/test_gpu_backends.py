@@ -760,3 +760,37 @@ def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, sche
             z = run_program(gpu, program, gpu.to_device(inputs), gpu.to_device(hints), schedule)
             got = from_montgomery(gpu, z).get()
         assert np.array_equal(got, evaluate_program(program, inputs, hints)), circuit.name
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_close_call_between_the_witness_kernels_is_timed_on_the_first_run(monkeypatch, name):
+    """With the model trusting nothing, the first run times both kernels, keeps the faster
+    and gives the CPU's witness; later runs give it again by the kernel kept."""
+    from cuzk_backend_gpu import witness
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.witness.compiled import compile_circuit
+    from cuzk_core.witness.evaluate import evaluate_program
+    from cuzk_core.witness.replay import replay
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    monkeypatch.setattr(witness, "COST_SLACK", 1 << 40)
+    backend = load_plugins().backend(load_profile("cpu"))
+    gpu = plugin.gpu
+    circuit = PorepLite(challenges=7, depth=3)
+    compiled, _ = compile_circuit(backend, circuit, use_cache=False)
+    program = compiled.program
+    inputs, hints = replay(circuit, program)
+    expected = evaluate_program(program, inputs, hints)
+    with gpu.scope():
+        loaded = witness.program_on_device(gpu, program)
+        assert loaded.schedule is None
+        for _ in range(2):
+            z = witness.run_program(gpu, program, gpu.to_device(inputs), gpu.to_device(hints))
+            assert np.array_equal(witness.from_montgomery(gpu, z).get(), expected)
+    assert loaded.schedule in witness.SCHEDULES
+    assert sorted(loaded.timings) == sorted(witness.SCHEDULES)
+    assert all(ms > 0 for ms in loaded.timings.values())
+    assert [key[0] for key in loaded.launches] == [loaded.schedule]

@@ -170,9 +170,18 @@ def test_a_program_of_hints_only_gets_an_empty_schedule():
     assert schedule.block_steps.tolist() == [0] and len(schedule.order) == 0
 
 
+class _HostArray(np.ndarray):
+    """A numpy array standing for a device array: ``get`` is its host copy."""
+
+    def get(self) -> np.ndarray:
+        return np.array(self)
+
+
 class _TablesOnHost:
-    """What ``program_on_device`` asks of a GPU, with numpy arrays for device arrays and a
-    fixed residency: enough to see which kernel it picks and the tables it hands over."""
+    """What ``program_on_device`` and ``run_program`` ask of a GPU, with numpy arrays for
+    device arrays and a fixed residency: enough to see which kernel runs and the tables it
+    gets. A witness kernel fills the computed entries of z with 7 (``wrong_at`` makes the
+    block kernel put 9 at one entry), and each takes the device ms in ``kernel_ms``."""
 
     def __init__(self, levels_resident: int, blocks_resident: int) -> None:
         self.defines: dict = {}
@@ -181,14 +190,20 @@ class _TablesOnHost:
         self._caches: dict = {}
         self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
         self.free_bytes = 1 << 40
+        self.kernel_ms = {"witness_levels": 2.0, "witness_blocks": 1.0}
+        self.wrong_at: int | None = None
+        self.name = "host"
 
     def cache(self, name: str) -> weakref.WeakKeyDictionary:
         return self._caches.setdefault(name, weakref.WeakKeyDictionary())
 
     def to_device(self, host: np.ndarray) -> np.ndarray:
-        return np.array(host)
+        return np.array(host).view(_HostArray)
 
     shared_copy = copy = to_device
+
+    def zeros(self, shape: tuple[int, ...], dtype) -> np.ndarray:
+        return np.zeros(shape, dtype).view(_HostArray)
 
     def kernel(self, module: str, function: str) -> str:
         return function
@@ -203,9 +218,35 @@ class _TablesOnHost:
     def launch(self, function: str, threads: int, args: tuple, block: int = 256) -> None:
         self.launches.append(function)
         self.launch_args.append(args)
+        if function in self.kernel_ms:
+            z, num_inputs = (args[-3], args[-2]) if function == "witness_levels" else args[-2:]
+            z[int(num_inputs) :] = 7
+            if function == "witness_blocks" and self.wrong_at is not None:
+                z[self.wrong_at] = 9
 
 
-def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypatch):
+class _ClockOnHost:
+    """``EventClock`` for :class:`_TablesOnHost`: the ms of the kernel the work launched."""
+
+    def __init__(self, gpu: _TablesOnHost) -> None:
+        self._gpu = gpu
+
+    def time(self, work):
+        return work(), self._gpu.kernel_ms[self._gpu.launches[-1]]
+
+
+def _run(gpu: _TablesOnHost, program: WitnessProgram):
+    from cuzk_backend_gpu.witness import run_program
+
+    inputs = np.zeros((program.num_inputs, 4), np.uint64)
+    hints = np.zeros((int(np.count_nonzero(program.kind == HINT)), 4), np.uint64)
+    gpu.launches.clear()
+    return run_program(gpu, program, inputs, hints)
+
+
+def test_the_model_picks_the_kernel_only_when_one_clearly_waits_less(monkeypatch):
+    """Levels when no block schedule comes within COST_SLACK of them (the parts not even
+    looked for when none can), blocks when they wait less than a third; no timing either way."""
     from cuzk_backend_gpu import witness
     from cuzk_backend_gpu.witness import op_table, program_on_device
 
@@ -213,26 +254,72 @@ def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypa
     monkeypatch.setattr(
         witness, "block_schedule", lambda *args: searched.append(1) or block_schedule(*args)
     )
-
-    program = _program(PorepLite(challenges=3, depth=2))
-    plenty = _TablesOnHost(1 << 16, 1 << 16)
-    loaded = program_on_device(plenty, program)
-    assert loaded.schedule == "blocks"
-    (blocks, tables), *_ = [v for k, v in loaded.launches.items() if k[0] == "blocks"]
-    schedule = block_schedule(program, (1 << 16) // 128, 4)
-    assert blocks == schedule.blocks == 3
+    monkeypatch.setattr(witness, "EventClock", None)  # the model's choices time nothing
+    # the level kernel one warp wide, the block kernel a warp for each of the eight paths
+    program = _program(PorepLite(challenges=8, depth=2))
+    blocks_win = _TablesOnHost(32, 1 << 16)
+    blocks_win.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
+    loaded = program_on_device(blocks_win, program)
+    assert loaded.schedule == "blocks" and not loaded.timings
+    ((blocks, tables),) = loaded.launches.values()
+    schedule = block_schedule(program, 1 << 11, 1)
+    assert schedule.cost * witness.COST_SLACK < level_cost(program, 1)
+    assert blocks == schedule.blocks == 8
     assert np.array_equal(tables[0], op_table(program)[schedule.order])
-    assert plenty.launches == ["witness_scale_rows"]  # the scaled rows, made once
-    assert plenty.launch_args[0][0] is tables[0]  # from the launch's op table, not a second one
-    assert program_on_device(plenty, program) is loaded
-    # one warp of the block kernel resident, several of the level kernel's: no block schedule
-    # can wait less, and the parts are not even looked for
+    assert blocks_win.launches == ["witness_scale_rows"]  # the scaled rows, made once
+    assert blocks_win.launch_args[0][0] is tables[0]  # from the launch's op table
+    assert program_on_device(blocks_win, program) is loaded
+    _run(blocks_win, program)
+    assert blocks_win.launches == ["witness_start", "witness_blocks"]
+    # one warp of the block kernel resident, many of the level kernel's: no block schedule
+    # comes close, and the parts are not even looked for
     scarce = _TablesOnHost(1 << 16, 32)
     scarce.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
     searched.clear()
     loaded = program_on_device(scarce, program)
     assert loaded.schedule == "levels" and not searched
     assert [k[0] for k in loaded.launches] == ["levels"]
+    _run(scarce, program)
+    assert scarce.launches == ["witness_start", "witness_levels"]
+
+
+@pytest.mark.parametrize("faster", ["levels", "blocks"])
+def test_a_close_call_is_timed_on_the_first_run_and_the_faster_kept(monkeypatch, faster):
+    """Both kernels' tables go up; the first run times each kernel twice, alternating, on a
+    fresh z each; the faster's z comes back, the other's tables are dropped, and every later
+    run takes only the faster."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    slower = "blocks" if faster == "levels" else "levels"
+    gpu.kernel_ms = {f"witness_{faster}": 1.5, f"witness_{slower}": 1.6}
+    loaded = program_on_device(gpu, program)
+    assert loaded.schedule is None and sorted(k[0] for k in loaded.launches) == ["blocks", "levels"]
+    z = _run(gpu, program)
+    rounds = ["witness_start", "witness_levels", "witness_start", "witness_blocks"]
+    assert gpu.launches == rounds * witness.CHOICE_ROUNDS
+    assert loaded.schedule == faster and loaded.timings == {faster: 1.5, slower: 1.6}
+    assert [k[0] for k in loaded.launches] == [faster]
+    assert (z[program.num_inputs :] == 7).all()
+    _run(gpu, program)
+    assert gpu.launches == ["witness_start", f"witness_{faster}"]
+
+
+def test_kernels_that_disagree_are_an_error_naming_the_entry(monkeypatch):
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    monkeypatch.setattr(witness, "_COMPARE_ROWS", 4)  # the difference in a later slice
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    gpu.wrong_at = program.num_inputs + 9
+    with pytest.raises(GpuError, match=rf"the witness kernels disagree at z\[{gpu.wrong_at}\]"):
+        _run(gpu, program)
+    assert program_on_device(gpu, program).schedule is None  # not chosen: asked again next run
 
 
 def test_a_program_that_cannot_fit_is_refused_before_any_upload():
@@ -252,7 +339,7 @@ def test_a_program_that_cannot_fit_is_refused_before_any_upload():
         program_on_device(gpu, program)
     assert not gpu.launches and not gpu.cache("witness programs")
     gpu.free_bytes = needed
-    assert program_on_device(gpu, program).schedule == "blocks"
+    assert program_on_device(gpu, program).launches
 
 
 def test_the_compile_stores_the_parts_and_a_load_checks_them(tmp_path, monkeypatch):
@@ -300,8 +387,9 @@ def test_program_bytes_count_a_compiled_file_as_one_upload(tmp_path, monkeypatch
     program, gpu = compiled.program, _TablesOnHost(1 << 16, 1 << 16)
     m = program.matrices
     table = len(program.level_ops) * 64
-    rest = 2 * table + int(np.count_nonzero(program.kind == HINT)) * 16
+    rest = 3 * table + int(np.count_nonzero(program.kind == HINT)) * 16
     rest += m.a.coeffs.nbytes + m.c.coeffs.nbytes  # the scaled copies
+    rest += (program.num_inputs + program.num_aux) * 32  # a second z while choosing
     size = compiled_path(compiled.digest).stat().st_size
     assert program_bytes(gpu, program) == size + rest
     (mapping, _) = mapping_of(m.a.coeffs)

@@ -134,9 +134,15 @@ class GpuPlugin:
         check_witness_arguments(program, inputs, hints)
         with self._device(ctx, "computing the witness"):
             with self.gpu.step(ctx.timer, "witness_tables"):  # the first proof's upload
-                program_on_device(self.gpu, program)
+                loaded = program_on_device(self.gpu, program)
             on_device = [self.memory.to_device(ctx.profile, x) for x in (inputs, hints)]
-            z_mont = run_program(self.gpu, program, *on_device)
+            # The first run of a program the model cannot call times both kernels: in a span.
+            choosing = loaded.schedule is None
+            with ctx.timer.span("witness_choice") if choosing else contextlib.nullcontext() as span:
+                z_mont = run_program(self.gpu, program, *on_device)
+                if span is not None:
+                    timings = {f"{k}_ms": round(v, 3) for k, v in loaded.timings.items()}
+                    span.attrs.update(chosen=loaded.schedule, **timings)
             z = self.memory.returned(ctx.profile, from_montgomery(self.gpu, z_mont))
             return self.memory.mirrors.keep(z, z_mont, "montgomery")
 

@@ -1,7 +1,9 @@
 """A compiled circuit's witness program on the GPU, and the witness check (r1cs/witness.cu).
 
 The program's tables go to the device once per program object and stay there; each proof then
-uploads only its inputs and hints, and every level runs in one persistent launch.
+uploads only its inputs and hints, and every level runs in one persistent launch. Which of the two
+kernels runs a program is chosen by a model of their op latencies where it is clear, and by
+timing both on the program's first run where it is not.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 
-from .driver import DeviceArray, Gpu, GpuError
+from .driver import DeviceArray, EventClock, Gpu, GpuError
 from .field import matrix_on_device
 from .mapped import mapping_of
 from .witness_schedule import BlockSchedule, block_schedule, least_block_cost, level_cost
@@ -34,9 +36,18 @@ SCALED_ROWS = 1
 SCHEDULES = ("levels", "blocks")
 """The witness kernels: ``witness_levels`` (every level across the device, a grid-wide barrier
 between) and ``witness_blocks`` (each block its own independent parts; witness_schedule.py)."""
+COST_SLACK = 3
+"""How far the op-latency model is trusted: a kernel it costs at more than this times the other
+is never run; closer than that, the program's first run times both. (On the H200 a latency cost
+0.49–0.69 of a level as a block's step, and at 2^24 blocks costed 1.9× the levels ran 7.5%
+faster: bench/NOTES.md, round 27.)"""
+CHOICE_ROUNDS = 2
+"""Timed runs of each kernel, alternating, when the first run chooses: the faster's best wins."""
+_COMPARE_ROWS = 1 << 20
+"""z rows brought to the host at once when the two kernels' results are compared (32 MiB)."""
 
 
-@attrs.frozen(eq=False)
+@attrs.define(eq=False)
 class DeviceProgram:
     """A witness program's tables on the device, and the kernel that runs it."""
 
@@ -48,11 +59,14 @@ class DeviceProgram:
     hint_aux: DeviceArray
     hint_slot: DeviceArray
     num_hints: int
-    schedule: str
-    """The kernel that runs the program when none is asked for: one of ``SCHEDULES``."""
+    schedule: str | None
+    """The kernel that runs the program when none is asked for: one of ``SCHEDULES``, or None
+    until the first run has timed both."""
     launches: dict[tuple[str, str], tuple[int, tuple[DeviceArray, ...]]]
     """Per schedule and the kernels' defines, once uploaded: its blocks and its op tables in
     its argument order."""
+    timings: dict[str, float] = attrs.Factory(dict)
+    """Device ms per kernel from the run that chose between them (empty when the model chose)."""
 
 
 def op_table(program: WitnessProgram) -> np.ndarray:
@@ -122,10 +136,10 @@ def _scaled_rows(gpu: Gpu) -> bool:
 
 
 def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
-    """Device bytes ``program_on_device`` takes for ``program``: the rows not yet on the device
-    (a compiled file's rows come as one upload of the whole file), the op table (the block
-    kernel's order, steps and warps take less than the table again) and, with scaled rows,
-    copies of A's and C's coefficients."""
+    """Device bytes ``program_on_device`` and a first run that times both kernels take for
+    ``program``: the rows not yet on the device (a compiled file's rows come as one upload of
+    the whole file), both kernels' op tables, a second z and, with scaled rows, copies of A's
+    and C's coefficients."""
     m = program.matrices
     uploaded, mapped = gpu.cache("matrices"), gpu.cache("mapped files")
     rows, mappings = 0, {}
@@ -142,12 +156,15 @@ def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
     table = len(program.level_ops) * _OP_BYTES
     hints = int(np.count_nonzero(program.kind == HINT)) * 16
     scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes if _scaled_rows(gpu) else 0
-    return rows + 2 * table + hints + scaled
+    # Both kernels' tables while the first run chooses: the level kernel's, the block kernel's
+    # (its order, steps and warps take less than a table again), and a second z.
+    z = (program.num_inputs + program.num_aux) * 32
+    return rows + 3 * table + hints + scaled + z
 
 
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
     """``program``'s tables on the device, uploaded once per program object, with the tables of
-    the kernel it runs on; GpuError up front when they cannot fit."""
+    the kernels it may run on; GpuError up front when they cannot fit."""
     cache = gpu.cache("witness programs")
     found = cache.get(program)
     if found is None:
@@ -160,9 +177,10 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         warps = _threads(gpu) // 32
         levels = level_cost(program, _level_blocks(gpu, program) * warps)
         fits = _blocks_resident(gpu)
-        # Finding the parts costs ~1 s a million ops: not when no block schedule could win.
+        # Finding the parts costs ~1 s a million ops (when the compile did not store them): not
+        # when no block schedule could be close.
         blocks = None
-        if least_block_cost(program, fits, warps) <= levels:
+        if program.num_levels and least_block_cost(program, fits, warps) <= COST_SLACK * levels:
             blocks = block_schedule(program, fits, warps)
         found = DeviceProgram(
             rows={False: tuple(array for pair in rows for array in pair)},
@@ -170,17 +188,24 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
             hint_aux=gpu.to_device(hint_aux),
             hint_slot=gpu.to_device(program.arg[hint_aux].astype(np.int64)),
             num_hints=len(hint_aux),
-            # A block's step waits on no grid barrier and reads z from L1: expected no slower
-            # than a level (bench/NOTES.md, round 25, has the A/B that tests it), so the
-            # blocks are taken whenever they wait through no more op latencies.
-            schedule="blocks" if blocks is not None and blocks.cost <= levels else "levels",
+            schedule=_modelled_choice(levels, blocks) if program.num_levels else "levels",
             launches={},
         )
         cache[program] = found
         if program.num_levels:
-            _, tables = _launch_tables(gpu, program, found, found.schedule, blocks)
+            for schedule in [found.schedule] if found.schedule else SCHEDULES:
+                _, tables = _launch_tables(gpu, program, found, schedule, blocks)
             _kernel_rows(gpu, program, found, tables[0])
     return found
+
+
+def _modelled_choice(level_cost: int, blocks: BlockSchedule | None) -> str | None:
+    """The kernel the op-latency model picks, or None when it is too close to call."""
+    if blocks is None or blocks.cost > COST_SLACK * level_cost:
+        return "levels"
+    if blocks.cost * COST_SLACK < level_cost:
+        return "blocks"
+    return None
 
 
 def _launch_tables(
@@ -191,8 +216,7 @@ def _launch_tables(
     blocks: BlockSchedule | None = None,
 ) -> tuple[int, tuple[DeviceArray, ...]]:
     """The blocks and op tables ``schedule``'s kernel runs ``program`` with, uploaded once."""
-    # A tuning run's defines may change the block size and the blocks resident.
-    key = (schedule, repr(sorted(gpu.defines.get(_MODULE, {}).items())))
+    key = _launch_key(gpu, schedule)
     found = loaded.launches.get(key)
     if found is None:
         table = op_table(program)
@@ -215,6 +239,11 @@ def _launch_tables(
     return found
 
 
+def _launch_key(gpu: Gpu, schedule: str) -> tuple[str, str]:
+    # A tuning run's defines may change the block size and the blocks resident.
+    return schedule, repr(sorted(gpu.defines.get(_MODULE, {}).items()))
+
+
 def run_program(
     gpu: Gpu,
     program: WitnessProgram,
@@ -223,47 +252,69 @@ def run_program(
     schedule: str | None = None,
 ) -> DeviceArray:
     """The witness ``z`` in Montgomery form on the device, from device inputs and hints, by
-    ``schedule``'s kernel (one of ``SCHEDULES``; the program's own choice when None)."""
+    ``schedule``'s kernel (one of ``SCHEDULES``; the program's own choice when None, made on
+    this run by timing both kernels if the model left it open)."""
     if schedule not in (None, *SCHEDULES):
         raise ValueError(f"witness schedule {schedule!r}: one of {', '.join(SCHEDULES)}")
     loaded = program_on_device(gpu, program)
+    if not program.num_levels:
+        return _started(gpu, program, loaded, inputs, hints)
+    schedule = schedule or loaded.schedule
+    if schedule is None:
+        return _choose(gpu, program, loaded, inputs, hints)
+    z = _started(gpu, program, loaded, inputs, hints)
+    _solve(gpu, program, loaded, schedule, z)
+    return z
+
+
+def _started(
+    gpu: Gpu,
+    program: WitnessProgram,
+    loaded: DeviceProgram,
+    inputs: DeviceArray,
+    hints: DeviceArray,
+) -> DeviceArray:
+    """A fresh z holding the inputs and hints; every computed entry 0, as the kernels need."""
     num_inputs = program.num_inputs
     z = gpu.zeros((num_inputs + program.num_aux, 4), np.uint64)
-    start = (inputs, np.uint64(num_inputs), hints, loaded.hint_aux, loaded.hint_slot)
     gpu.launch(
         gpu.kernel(_MODULE, "witness_start"),
         num_inputs + loaded.num_hints,
-        (*start, np.uint64(loaded.num_hints), z),
+        (
+            inputs,
+            np.uint64(num_inputs),
+            hints,
+            loaded.hint_aux,
+            loaded.hint_slot,
+            np.uint64(loaded.num_hints),
+            z,
+        ),
     )
-    if not program.num_levels:
-        return z
-    schedule = schedule or loaded.schedule
+    return z
+
+
+def _solve(
+    gpu: Gpu, program: WitnessProgram, loaded: DeviceProgram, schedule: str, z: DeviceArray
+) -> None:
+    """Every computed entry of a started ``z``, by ``schedule``'s kernel."""
     blocks, tables = _launch_tables(gpu, program, loaded, schedule)
     rows = _kernel_rows(gpu, program, loaded, tables[0])
     threads = _threads(gpu)
+    num_inputs = np.uint64(program.num_inputs)
     if schedule == "blocks":
         gpu.launch(
             gpu.kernel(_MODULE, "witness_blocks"),
             blocks * threads,
-            (*rows, *tables, z, np.uint64(num_inputs)),
+            (*rows, *tables, z, num_inputs),
             block=threads,
         )
-        return z
+        return
     sync = gpu.zeros((2,), np.uint32)
     ops, inv_r3, level_ptr = tables
     gpu.launch(
         gpu.kernel(_MODULE, "witness_levels"),
         blocks * threads,
-        (
-            *rows,
-            ops,
-            inv_r3,
-            level_ptr,
-            np.uint64(program.num_levels),
-            z,
-            np.uint64(num_inputs),
-            sync,
-        ),
+        (*rows, ops, inv_r3, level_ptr, np.uint64(program.num_levels), z, num_inputs, sync),
         block=threads,
     )
     if sync.get()[1]:
@@ -271,7 +322,47 @@ def run_program(
             f"{gpu.name} backend: the witness kernel's {blocks} blocks were not all resident "
             "at once (it waited 10 s at a level barrier)"
         )
-    return z
+
+
+def _choose(
+    gpu: Gpu,
+    program: WitnessProgram,
+    loaded: DeviceProgram,
+    inputs: DeviceArray,
+    hints: DeviceArray,
+) -> DeviceArray:
+    """This run's z, by both kernels ``CHOICE_ROUNDS`` times each, alternating: the faster one's
+    best time makes it the program's kernel, the other's tables are freed, and the two z must
+    agree bit for bit (GpuError naming the first entry where they do not)."""
+    clock = EventClock(gpu)
+    z: dict[str, DeviceArray] = {}
+    for _ in range(CHOICE_ROUNDS):
+        for schedule in SCHEDULES:
+            z[schedule] = _started(gpu, program, loaded, inputs, hints)
+            _, ms = clock.time(lambda s=schedule: _solve(gpu, program, loaded, s, z[s]))
+            loaded.timings[schedule] = min(ms, loaded.timings.get(schedule, ms))
+    differs = _first_difference(z["levels"], z["blocks"])
+    if differs is not None:
+        raise GpuError(
+            f"{gpu.name} backend: the witness kernels disagree at z[{differs}] "
+            f"(witness_levels against witness_blocks, {len(program.level_ops)} ops)"
+        )
+    chosen = min(SCHEDULES, key=loaded.timings.__getitem__)
+    loaded.schedule = chosen
+    for schedule in SCHEDULES:
+        if schedule != chosen:
+            loaded.launches.pop(_launch_key(gpu, schedule), None)
+    return z[chosen]
+
+
+def _first_difference(x: DeviceArray, y: DeviceArray) -> int | None:
+    """The first row where two device arrays of one shape differ, or None; a slice at a time."""
+    for start in range(0, len(x), _COMPARE_ROWS):
+        stop = min(len(x), start + _COMPARE_ROWS)
+        unequal = np.flatnonzero((x[start:stop].get() != y[start:stop].get()).any(axis=1))
+        if len(unequal):
+            return start + int(unequal[0])
+    return None
 
 
 def from_montgomery(gpu: Gpu, z_mont: DeviceArray) -> DeviceArray:
