@@ -2,8 +2,9 @@
 
 The program's tables go to the device once per program object and stay there; each proof then
 uploads only its inputs and hints, and every level runs in one persistent launch. Which of the two
-kernels runs a program is chosen by a model of their op latencies where it is clear, and by
-timing both on the program's first run where it is not.
+kernels runs a program is picked by a model of their op latencies; where the model's call is
+close, the program's second run in the process times both and keeps the faster (a process that
+makes one proof never pays for the timing).
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ SCHEDULES = ("levels", "blocks")
 """The witness kernels: ``witness_levels`` (every level across the device, a grid-wide barrier
 between) and ``witness_blocks`` (each block its own independent parts; witness_schedule.py)."""
 COST_SLACK = 3
-"""How far the op-latency model is trusted: a kernel it costs at more than this times the other
-is never run; closer than that, the program's first run times both. (On the H200 a latency cost
-0.49–0.69 of a level as a block's step, and at 2^24 blocks costed 1.9× the levels ran 7.5%
-faster: bench/NOTES.md, round 27.)"""
+"""How far the op-latency model is trusted: its pick stands when the other kernel costs more
+than this times as much; closer than that, the program's second run times both. (On the H200 a
+latency cost 0.49–0.69 of a level as a block's step, and at 2^24 blocks costed 1.9× the levels
+ran 7.5% faster: bench/NOTES.md, round 27.)"""
 CHOICE_ROUNDS = 2
-"""Timed runs of each kernel, alternating, when the first run chooses: the faster's best wins."""
+"""Timed runs of each kernel, alternating, when a run chooses: the faster's best wins."""
 _COMPARE_ROWS = 1 << 20
 """z rows brought to the host at once when the two kernels' results are compared (32 MiB)."""
 
@@ -59,14 +60,24 @@ class DeviceProgram:
     hint_aux: DeviceArray
     hint_slot: DeviceArray
     num_hints: int
-    schedule: str | None
-    """The kernel that runs the program when none is asked for: one of ``SCHEDULES``, or None
-    until the first run has timed both."""
+    schedule: str
+    """The kernel that runs the program when none is asked for (one of ``SCHEDULES``): the
+    model's pick, until a run has timed both."""
+    close_call: bool
+    """Whether the model's pick is within ``COST_SLACK`` and no run has timed both yet."""
     launches: dict[tuple[str, str], tuple[int, tuple[DeviceArray, ...]]]
     """Per schedule and the kernels' defines, once uploaded: its blocks and its op tables in
     its argument order."""
+    runs: int = 0
+    """Runs by the program's own kernel so far."""
     timings: dict[str, float] = attrs.Factory(dict)
-    """Device ms per kernel from the run that chose between them (empty when the model chose)."""
+    """Device ms per kernel from the run that timed both (empty while the model's pick stands)."""
+
+    @property
+    def times_next_run(self) -> bool:
+        """Whether the next run without a kernel asked for times both kernels: the second run
+        of a close call."""
+        return self.close_call and self.runs > 0
 
 
 def op_table(program: WitnessProgram) -> np.ndarray:
@@ -156,15 +167,16 @@ def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
     table = len(program.level_ops) * _OP_BYTES
     hints = int(np.count_nonzero(program.kind == HINT)) * 16
     scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes if _scaled_rows(gpu) else 0
-    # Both kernels' tables while the first run chooses: the level kernel's, the block kernel's
-    # (its order, steps and warps take less than a table again), and a second z.
+    # Both kernels' tables while a run times them: the level kernel's, the block kernel's (its
+    # order, steps and warps take less than a table again), and a second z.
     z = (program.num_inputs + program.num_aux) * 32
     return rows + 3 * table + hints + scaled + z
 
 
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
     """``program``'s tables on the device, uploaded once per program object, with the tables of
-    the kernels it may run on; GpuError up front when they cannot fit."""
+    the kernel the model picks; GpuError up front when they, and a later timing of both
+    kernels, cannot fit."""
     cache = gpu.cache("witness programs")
     found = cache.get(program)
     if found is None:
@@ -177,35 +189,27 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         warps = _threads(gpu) // 32
         levels = level_cost(program, _level_blocks(gpu, program) * warps)
         fits = _blocks_resident(gpu)
-        # Finding the parts costs ~1 s a million ops (when the compile did not store them): not
-        # when no block schedule could be close.
-        blocks = None
-        if program.num_levels and least_block_cost(program, fits, warps) <= COST_SLACK * levels:
-            blocks = block_schedule(program, fits, warps)
+        least = least_block_cost(program, fits, warps) if program.num_levels else levels + 1
+        # The schedule costs ~0.15 s a million ops: found now only when it may run first.
+        blocks = block_schedule(program, fits, warps) if least <= levels else None
+        schedule = "blocks" if blocks is not None and blocks.cost <= levels else "levels"
+        cost = blocks.cost if blocks is not None else least
         found = DeviceProgram(
             rows={False: tuple(array for pair in rows for array in pair)},
             inv_r3=gpu.to_device(inv_r3.reshape(-1, 4)),
             hint_aux=gpu.to_device(hint_aux),
             hint_slot=gpu.to_device(program.arg[hint_aux].astype(np.int64)),
             num_hints=len(hint_aux),
-            schedule=_modelled_choice(levels, blocks) if program.num_levels else "levels",
+            schedule=schedule,
+            # The least cost is a floor: blocks beyond the slack by it are beyond by any.
+            close_call=levels <= COST_SLACK * cost and cost <= COST_SLACK * levels,
             launches={},
         )
         cache[program] = found
         if program.num_levels:
-            for schedule in [found.schedule] if found.schedule else SCHEDULES:
-                _, tables = _launch_tables(gpu, program, found, schedule, blocks)
+            _, tables = _launch_tables(gpu, program, found, schedule, blocks)
             _kernel_rows(gpu, program, found, tables[0])
     return found
-
-
-def _modelled_choice(level_cost: int, blocks: BlockSchedule | None) -> str | None:
-    """The kernel the op-latency model picks, or None when it is too close to call."""
-    if blocks is None or blocks.cost > COST_SLACK * level_cost:
-        return "levels"
-    if blocks.cost * COST_SLACK < level_cost:
-        return "blocks"
-    return None
 
 
 def _launch_tables(
@@ -252,16 +256,18 @@ def run_program(
     schedule: str | None = None,
 ) -> DeviceArray:
     """The witness ``z`` in Montgomery form on the device, from device inputs and hints, by
-    ``schedule``'s kernel (one of ``SCHEDULES``; the program's own choice when None, made on
-    this run by timing both kernels if the model left it open)."""
+    ``schedule``'s kernel (one of ``SCHEDULES``), or when None by the program's own (timing
+    both first if ``times_next_run``)."""
     if schedule not in (None, *SCHEDULES):
         raise ValueError(f"witness schedule {schedule!r}: one of {', '.join(SCHEDULES)}")
     loaded = program_on_device(gpu, program)
     if not program.num_levels:
         return _started(gpu, program, loaded, inputs, hints)
-    schedule = schedule or loaded.schedule
     if schedule is None:
-        return _choose(gpu, program, loaded, inputs, hints)
+        if loaded.times_next_run:
+            return _choose(gpu, program, loaded, inputs, hints)
+        schedule = loaded.schedule
+        loaded.runs += 1
     z = _started(gpu, program, loaded, inputs, hints)
     _solve(gpu, program, loaded, schedule, z)
     return z
@@ -333,7 +339,8 @@ def _choose(
 ) -> DeviceArray:
     """This run's z, by both kernels ``CHOICE_ROUNDS`` times each, alternating: the faster one's
     best time makes it the program's kernel, the other's tables are freed, and the two z must
-    agree bit for bit (GpuError naming the first entry where they do not)."""
+    agree bit for bit (GpuError naming the first entry where they do not; the choice stays
+    open)."""
     clock = EventClock(gpu)
     z: dict[str, DeviceArray] = {}
     for _ in range(CHOICE_ROUNDS):
@@ -348,7 +355,8 @@ def _choose(
             f"(witness_levels against witness_blocks, {len(program.level_ops)} ops)"
         )
     chosen = min(SCHEDULES, key=loaded.timings.__getitem__)
-    loaded.schedule = chosen
+    loaded.schedule, loaded.close_call = chosen, False
+    loaded.runs += 1
     for schedule in SCHEDULES:
         if schedule != chosen:
             loaded.launches.pop(_launch_key(gpu, schedule), None)
