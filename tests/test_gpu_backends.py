@@ -794,3 +794,37 @@ def test_a_close_call_between_the_witness_kernels_is_timed_on_the_second_run(mon
     assert sorted(loaded.timings) == sorted(witness.SCHEDULES)
     assert all(ms > 0 for ms in loaded.timings.values())
     assert [key[0] for key in loaded.launches] == [loaded.schedule]
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_products_kept_on_the_device_give_the_host_arrays_check_and_h(name):
+    """With ``for_quotient`` A·z, B·z, C·z stay on the device as handles: they turn into the
+    CPU reference's arrays, and the witness check and H take them as they take host arrays
+    (a satisfied and an unsatisfied witness)."""
+    from cuzk_backend_gpu.memory import DeviceScalars
+    from cuzk_core.conformance.inputs import random_r1cs
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    ctx = BackendContext(name, load_profile("h200", {"backend": name}))
+    cpu = load_plugins().backend(load_profile("cpu"), Timer(level=0))
+    rng = random.Random(17)
+    matrices = random_r1cs(rng, 300, 40)
+    z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(39)])
+    expected = cpu.evaluate_r1cs(matrices, z)
+    kept = plugin.cuzk_evaluate_r1cs(ctx, matrices, z, True)
+    assert all(isinstance(p, DeviceScalars) for p in kept)
+    for got, want in zip(kept, expected, strict=True):
+        assert np.array_equal(np.asarray(got), want)
+    domain = EvaluationDomain(9)  # 512 points over 300 rows
+    quotient = (domain, domain.generator, 7, True, False)
+    h_kept = plugin.cuzk_quotient_on_coset(ctx, *kept, *quotient)
+    assert np.array_equal(h_kept, plugin.cuzk_quotient_on_coset(ctx, *expected, *quotient))
+    first = cpu.first_unsatisfied(*expected)
+    assert first is not None and plugin.cuzk_first_unsatisfied(ctx, *kept) == first
+    ab = cpu.quotient_pointwise(expected[0], expected[1], np.zeros_like(expected[0]), scale=1)
+    with plugin.gpu.scope():
+        satisfied = DeviceScalars(plugin.gpu.to_device(ab))
+    assert plugin.cuzk_first_unsatisfied(ctx, kept[0], kept[1], satisfied) == 300

@@ -422,6 +422,14 @@ class Memory:
         self.staging.upload(host, out, profile.memory.pool_mib * _MIB)
         return out
 
+    def readable(self, profile: Profile, values: np.ndarray | DeviceScalars) -> DeviceArray:
+        """``values`` on the device for a caller that only reads them: a handle's own array, the
+        mirror of an array this backend returned, else an upload (``to_device``)."""
+        if isinstance(values, DeviceScalars):
+            return values.array
+        mirror = self.mirrors.find(values, "canonical")
+        return mirror if mirror is not None else self.to_device(profile, values)
+
     def to_host(self, profile: Profile, array: DeviceArray) -> np.ndarray:
         """A host copy of device ``array``: under ``pool``, straight into a reused page-locked
         array."""
