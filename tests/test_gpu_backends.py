@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
-from cuzk_backend_gpu import memory, msm, ntt
+from cuzk_backend_gpu import memory, msm, ntt, staging
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
@@ -100,6 +100,15 @@ class _HostAdapter:
 
     def alloc_pinned(self, nbytes):
         return np.zeros(nbytes, np.uint8)
+
+    def stream(self):
+        return None
+
+    def copy_htod_async(self, pointer, host, stream):
+        self.copy_htod(pointer, host)
+
+    def event(self, timing):
+        return SimpleNamespace(record=lambda stream: None, synchronize=lambda: None)
 
 
 def test_device_arrays_slice_view_and_copy_like_numpy():
@@ -200,11 +209,11 @@ def test_scatter_launches_keep_their_write_fronts_within_the_l2_share(c, l2_mib)
     assert step == 1 or step * per_window * 32 <= (l2_mib << 20) // msm.SCATTER_L2_SHARE
 
 
-@pytest.mark.parametrize("nbytes", [0, 1, memory.COPY_SLICE, 3 * memory.COPY_SLICE + 17])
+@pytest.mark.parametrize("nbytes", [0, 1, staging.COPY_SLICE, 3 * staging.COPY_SLICE + 17])
 def test_staging_copies_in_slices_give_every_byte(nbytes):
     source = np.random.default_rng(nbytes).integers(0, 256, nbytes, dtype=np.uint8)
     destination = np.zeros_like(source)
-    memory.parallel_copy(destination, source)
+    staging.parallel_copy(destination, source)
     assert np.array_equal(destination, source)
 
 
@@ -532,11 +541,16 @@ def _resident_kib(path):
     return total
 
 
-def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_path):
+def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_path, monkeypatch):
+    from cuzk_backend_gpu import driver
     from cuzk_backend_gpu.mapped import mapping_of
 
+    # The 6 MiB file in three staged 2 MiB halves: a half no smaller than the page cache's
+    # largest folio (a PMD), or faulting in one half can map the last half's pages back.
+    monkeypatch.setattr(driver, "CHUNK_BYTES", 1 << 21)
+
     path = tmp_path / "tables.bin"
-    values = np.arange(3 << 16, dtype=np.uint64)
+    values = np.arange(3 << 18, dtype=np.uint64)
     values.tofile(path)
     mapped = np.memmap(path, dtype=np.uint64, mode="r")
     assert mapping_of(mapped[10:20])[1] == 80
