@@ -66,6 +66,13 @@ def _check(program: WitnessProgram, schedule: BlockSchedule) -> tuple[np.ndarray
     for op, reads in enumerate(_reads_by_definition(program)):
         for read in reads:
             assert block[read] == block[op] and step[read] < step[op], (op, read)
+    # The ops of a step go round its block's warps in level-list order.
+    warp_of = np.empty(count, dtype=np.int64)
+    for warp in range(schedule.blocks * warps):
+        warp_of[schedule.order[schedule.warp_ptr[warp] : schedule.warp_ptr[warp + 1]]] = warp
+    for b, s in set(zip(block.tolist(), step.tolist(), strict=True)):
+        ops = np.flatnonzero((block == b) & (step == s))
+        assert (warp_of[ops] == b * warps + np.arange(len(ops)) % warps).all()
     # The cost: per block, each step's ops over the warps.
     cost = [0] * schedule.blocks
     for b in range(schedule.blocks):
@@ -99,6 +106,21 @@ def test_random_gadget_programs_schedule_by_definition(structure):
         schedule = block_schedule(program, max_blocks, warps)
         _check(program, schedule)
         assert least_block_cost(program, max_blocks, warps) <= schedule.cost
+
+
+def test_keys_sorted_or_counted_give_one_schedule(monkeypatch):
+    """Sparse (block, level) keys go through ``np.unique``, dense ones are counted: the same
+    schedule either way."""
+    from cuzk_backend_gpu import witness_schedule
+
+    program = _program(PorepLite(challenges=3, depth=2))
+    counted = block_schedule(program, 3, 2)
+    monkeypatch.setattr(witness_schedule, "COUNTED_KEYS", -1000)  # every bound sorts
+    sorted_ = block_schedule(program, 3, 2)
+    for field in ("order", "step", "warp_ptr", "block_steps"):
+        assert np.array_equal(getattr(counted, field), getattr(sorted_, field)), field
+    assert counted.cost == sorted_.cost
+    _check(program, sorted_)
 
 
 def test_the_least_block_cost_is_a_floor_that_can_be_reached():

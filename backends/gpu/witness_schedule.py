@@ -66,28 +66,36 @@ def block_schedule(program: WitnessProgram, max_blocks: int, warps: int) -> Bloc
     count = len(program.level_ops)
     num_levels = max(1, program.num_levels)
     level = np.repeat(np.arange(program.num_levels, dtype=np.int64), np.diff(program.level_ptr))
+    # Parts numbered by their roots (each op's label is its part's smallest op), in order.
     label = program_parts(program)
-    _, part, sizes = np.unique(label, return_inverse=True, return_counts=True)
+    roots = np.flatnonzero(label == np.arange(count))
+    root_rank = np.zeros(count, dtype=np.int64)
+    root_rank[roots] = np.arange(len(roots))
+    part = root_rank[label]
+    sizes = np.bincount(part, minlength=len(roots))
     blocks = max(1, min(max_blocks, len(sizes)))
     rank = np.empty(len(sizes), dtype=np.int64)
     rank[np.argsort(-sizes, kind="stable")] = np.arange(len(sizes))
     turn = rank % (2 * blocks)
     block = np.where(turn < blocks, turn, 2 * blocks - 1 - turn)[part]
     # Steps: a block's distinct levels, in order.
-    group, op_group, group_start = _ranks(block * num_levels + level)
+    group, op_group, widths = _distinct(block * num_levels + level, blocks * num_levels)
+    group_start = np.zeros(len(group), dtype=np.int64)
+    np.cumsum(widths[:-1], out=group_start[1:])
     group_block = group // num_levels
     first_group = np.searchsorted(group_block, np.arange(blocks))
     op_step = (np.arange(len(group)) - first_group[group_block])[op_group]
     block_steps = np.bincount(group_block, minlength=blocks)
-    # Within a step, the ops go round the warps in level-list order.
-    by_group = np.argsort(op_group, kind="stable")
+    # Within a step, the ops go round the warps in level-list order. The list ascends by level,
+    # so a stable order by block is the order by (block, level), and one by warp the order by
+    # (warp, step): counting sorts, not sorts of pairs.
+    by_group = _stable_order(block, blocks)
     within = np.empty(count, dtype=np.int64)
     within[by_group] = np.arange(count) - group_start[op_group[by_group]]
     warp = block * warps + within % warps
-    order = np.lexsort((op_step, warp))
+    order = _stable_order(warp, blocks * warps)
     warp_ptr = np.zeros(blocks * warps + 1, dtype=np.int64)
     np.cumsum(np.bincount(warp, minlength=blocks * warps), out=warp_ptr[1:])
-    widths = np.bincount(op_group, minlength=len(group))
     latencies = np.bincount(group_block, weights=-(-widths // warps), minlength=blocks)
     return BlockSchedule(
         order=order.astype(np.int64),
@@ -99,10 +107,25 @@ def block_schedule(program: WitnessProgram, max_blocks: int, warps: int) -> Bloc
     )
 
 
-def _ranks(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct keys (sorted), each key's index among them, and where each distinct key's
-    run starts in ``keys`` sorted."""
-    distinct, index, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    starts = np.zeros(len(distinct), dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    return distinct, index.astype(np.int64), starts
+COUNTED_KEYS = 4
+"""Keys below this many times their number (plus a little) are counted, not sorted: a schedule's
+(block, level) keys usually are (c540 d32, 4.2 M ops over 396 blocks: the schedule 0.60 → 0.28 s, this VM)."""
+
+
+def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (each in [0, bound)) ascending, each key's index among them, and
+    how many times each occurs."""
+    if bound > COUNTED_KEYS * len(keys) + 1024:
+        distinct, index, counts = np.unique(keys, return_inverse=True, return_counts=True)
+        return distinct, index.astype(np.int64), counts
+    counts = np.bincount(keys, minlength=bound)
+    distinct = np.flatnonzero(counts)
+    index = np.zeros(bound, dtype=np.int64)
+    index[distinct] = np.arange(len(distinct))
+    return distinct, index[keys], counts[distinct]
+
+
+def _stable_order(keys: np.ndarray, bound: int) -> np.ndarray:
+    """A stable argsort of ``keys`` in [0, bound): numpy's radix sort for 16-bit keys."""
+    narrow = np.uint16 if bound <= 1 << 16 else np.uint32 if bound <= 1 << 32 else np.int64
+    return np.argsort(keys.astype(narrow), kind="stable")
