@@ -109,7 +109,8 @@ def block_schedule(program: WitnessProgram, max_blocks: int, warps: int) -> Bloc
 
 COUNTED_KEYS = 4
 """Keys below this many times their number (plus a little) are counted, not sorted: a schedule's
-(block, level) keys usually are (c540 d32, 4.2 M ops over 396 blocks: the schedule 0.60 → 0.28 s, this VM)."""
+(block, level) keys usually are (c540 d32, 4.2 M ops over 396 blocks: the schedule 0.60 →
+0.28 s on this VM)."""
 
 
 def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
