@@ -11,50 +11,80 @@
 #ifndef POSEIDON_MAX_T
 #define POSEIDON_MAX_T 8
 #endif
+static_assert(POSEIDON_MAX_T == 8, "permute_state's cases cover t = 1 .. 8");
 
 CUZK_HD fr_t fifth_power(const fr_t& x) {
     const fr_t x2 = x * x;
     return x2 * x2 * x;
 }
 
+// The width T is a template argument so that a state and its rounds' loops stay in registers:
+// with a runtime width they were arrays on the stack (352 bytes for the 2-to-1 hash), and every
+// round waited on local memory.
+
 // x <- M·sbox(x) + c, with M and c at *w, which moves past them.
-CUZK_HD void full_round(fr_t* x, int t, const fr_t*& w) {
-    fr_t fifth[POSEIDON_MAX_T];
-    for (int i = 0; i < t; i++) fifth[i] = fifth_power(x[i]);
-    for (int j = 0; j < t; j++) {
-        fr_t acc = load_vec(w + t * t + j);
-        for (int k = 0; k < t; k++) acc = acc + load_vec(w + j * t + k) * fifth[k];
+template <int T>
+CUZK_HD void full_round(fr_t (&x)[T], const fr_t*& w) {
+    fr_t fifth[T];
+#pragma unroll
+    for (int i = 0; i < T; i++) fifth[i] = fifth_power(x[i]);
+#pragma unroll
+    for (int j = 0; j < T; j++) {
+        fr_t acc = load_vec(w + T * T + j);
+#pragma unroll
+        for (int k = 0; k < T; k++) acc = acc + load_vec(w + j * T + k) * fifth[k];
         x[j] = acc;
     }
-    w += t * t + t;
+    w += T * T + T;
 }
 
 // x (Montgomery form) <- the permutation of x: the first constants added, then every round.
-CUZK_HD void permute(fr_t* x, int t, const fr_t* w, int half, int partial) {
-    for (int k = 0; k < t; k++) x[k] = x[k] + load_vec(w + k);
-    w += t;
-    for (int r = 0; r < half; r++) full_round(x, t, w);
+template <int T>
+CUZK_HD void permute(fr_t (&x)[T], const fr_t* w, int half, int partial) {
+#pragma unroll
+    for (int k = 0; k < T; k++) x[k] = x[k] + load_vec(w + k);
+    w += T;
+    for (int r = 0; r < half; r++) full_round(x, w);
     for (int r = 0; r < partial; r++) {
         const fr_t y = fifth_power(x[0]);
-        fr_t acc = load_vec(w) * y + load_vec(w + 2 * t - 1);
-        for (int k = 1; k < t; k++) {
+        fr_t acc = load_vec(w) * y + load_vec(w + 2 * T - 1);
+#pragma unroll
+        for (int k = 1; k < T; k++) {
             acc = acc + load_vec(w + k) * x[k];
-            x[k] = x[k] + load_vec(w + t + k - 1) * y + load_vec(w + 2 * t - 1 + k);
+            x[k] = x[k] + load_vec(w + T + k - 1) * y + load_vec(w + 2 * T - 1 + k);
         }
         x[0] = acc;
-        w += 3 * t - 1;
+        w += 3 * T - 1;
     }
-    for (int r = 0; r < half; r++) full_round(x, t, w);
+    for (int r = 0; r < half; r++) full_round(x, w);
 }
 
-// State i of states (t canonical values each), permuted in place; t <= POSEIDON_MAX_T.
+template <int T>
+CUZK_HD void permute_state_of(fr_t* states, uint64_t i, const fr_t* table, int half,
+                              int partial) {
+    fr_t x[T];
+    fr_t* s = states + i * T;
+#pragma unroll
+    for (int k = 0; k < T; k++) x[k] = load_vec(s + k).to_mont();
+    permute(x, table, half, partial);
+#pragma unroll
+    for (int k = 0; k < T; k++) store_vec(s + k, x[k].from_mont());
+}
+
+// State i of states (t canonical values each), permuted in place; 1 <= t <= POSEIDON_MAX_T.
 CUZK_HD void permute_state(fr_t* states, uint64_t i, int t, const fr_t* table, int half,
                            int partial) {
-    fr_t x[POSEIDON_MAX_T];
-    fr_t* s = states + i * t;
-    for (int k = 0; k < t; k++) x[k] = load_vec(s + k).to_mont();
-    permute(x, t, table, half, partial);
-    for (int k = 0; k < t; k++) store_vec(s + k, x[k].from_mont());
+    switch (t) {
+        case 1: return permute_state_of<1>(states, i, table, half, partial);
+        case 2: return permute_state_of<2>(states, i, table, half, partial);
+        case 3: return permute_state_of<3>(states, i, table, half, partial);
+        case 4: return permute_state_of<4>(states, i, table, half, partial);
+        case 5: return permute_state_of<5>(states, i, table, half, partial);
+        case 6: return permute_state_of<6>(states, i, table, half, partial);
+        case 7: return permute_state_of<7>(states, i, table, half, partial);
+        case 8: return permute_state_of<8>(states, i, table, half, partial);
+        default: return;
+    }
 }
 
 // Hash i of a layer over nodes (canonical values): nodes[out + i] = lane 1 of the t = 3
@@ -63,6 +93,6 @@ CUZK_HD void hash2_node(fr_t* nodes, const int64_t* left, const int64_t* right, 
                         uint64_t out, const fr_t* table, int half, int partial) {
     fr_t x[3] = {fr_t::zero(), load_vec(nodes + left[i]).to_mont(),
                  load_vec(nodes + right[i]).to_mont()};
-    permute(x, 3, table, half, partial);
+    permute(x, table, half, partial);
     store_vec(nodes + out + i, x[1].from_mont());
 }
