@@ -211,7 +211,9 @@ class _TablesOnHost:
         self.launch_args: list[tuple] = []
         self._caches: dict = {}
         self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
-        self.free_bytes = 1 << 40
+        self.free = 1 << 40
+        self.synchronized = 0
+        self.timing = False
         self.kernel_ms = {"witness_levels": 2.0, "witness_blocks": 1.0}
         self.wrong_at: int | None = None
         self.name = "host"
@@ -220,6 +222,7 @@ class _TablesOnHost:
         return self._caches.setdefault(name, weakref.WeakKeyDictionary())
 
     def to_device(self, host: np.ndarray) -> np.ndarray:
+        assert not self.timing, "an upload inside a timed kernel run"
         return np.array(host).view(_HostArray)
 
     shared_copy = copy = to_device
@@ -230,9 +233,15 @@ class _TablesOnHost:
     def kernel(self, module: str, function: str) -> str:
         return function
 
+    def free_bytes(self) -> int:
+        return self.free
+
     def ensure_fits(self, needed: int, what: str) -> None:
-        if needed > self.free_bytes:
-            raise GpuError(f"{what} needs {needed} bytes, {self.free_bytes} are free")
+        if needed > self.free:
+            raise GpuError(f"{what} needs {needed} bytes, {self.free} are free")
+
+    def synchronize(self) -> None:
+        self.synchronized += 1
 
     def resident_threads(self, function: str, block: int) -> int:
         return self._resident[function]
@@ -254,7 +263,12 @@ class _ClockOnHost:
         self._gpu = gpu
 
     def time(self, work):
-        return work(), self._gpu.kernel_ms[self._gpu.launches[-1]]
+        self._gpu.timing = True
+        try:
+            result = work()
+        finally:
+            self._gpu.timing = False
+        return result, self._gpu.kernel_ms[self._gpu.launches[-1]]
 
 
 def _run(gpu: _TablesOnHost, program: WitnessProgram):
@@ -328,7 +342,8 @@ def test_a_close_call_is_timed_on_the_second_run_and_the_faster_kept(monkeypatch
     assert gpu.launches == ["witness_start", f"witness_{picked}"] and loaded.times_next_run
     z = _run(gpu, program)
     rounds = ["witness_start", "witness_levels", "witness_start", "witness_blocks"]
-    assert gpu.launches == rounds * witness.CHOICE_ROUNDS
+    assert gpu.launches == rounds * witness.CHOICE_ROUNDS  # rows scaled once, tables made
+    assert gpu.synchronized == 1  # the device idle before the first timed run
     assert loaded.schedule == faster and loaded.timings == {faster: 1.5, slower: 1.6}
     assert not loaded.close_call and [k[0] for k in loaded.launches] == [faster]
     assert (z[program.num_inputs :] == 7).all()
@@ -336,7 +351,33 @@ def test_a_close_call_is_timed_on_the_second_run_and_the_faster_kept(monkeypatch
     assert gpu.launches == ["witness_start", f"witness_{faster}"]
 
 
-def test_kernels_that_disagree_are_an_error_naming_the_entry(monkeypatch):
+def test_a_close_call_the_model_gives_the_levels_finds_the_blocks_only_to_time_them(monkeypatch):
+    """Where the block schedule's floor already costs more than the levels (within the slack),
+    the first run takes the levels without looking for the parts; the second finds them and
+    builds the block kernel's tables before anything is timed."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    searched = []
+    monkeypatch.setattr(
+        witness, "block_schedule", lambda *args: searched.append(1) or block_schedule(*args)
+    )
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 64)  # two one-warp blocks of the block kernel resident
+    gpu.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
+    loaded = program_on_device(gpu, program)
+    assert loaded.schedule == "levels" and loaded.close_call and not searched
+    _run(gpu, program)
+    assert not searched
+    gpu.kernel_ms = {"witness_levels": 2.0, "witness_blocks": 1.0}
+    _run(gpu, program)
+    assert searched == [1] and loaded.schedule == "blocks"
+
+
+def test_kernels_that_disagree_are_an_error_naming_the_entry_once(monkeypatch):
+    """A disagreement fails that run with the first differing entry; the choice is then made
+    (the model's pick, the other kernel's tables freed), so no later run times again."""
     from cuzk_backend_gpu import witness
     from cuzk_backend_gpu.witness import program_on_device
 
@@ -345,10 +386,42 @@ def test_kernels_that_disagree_are_an_error_naming_the_entry(monkeypatch):
     program = _program(PorepLite(challenges=3, depth=2))
     gpu = _TablesOnHost(1 << 16, 1 << 16)
     gpu.wrong_at = program.num_inputs + 9
+    loaded = program_on_device(gpu, program)
+    picked = loaded.schedule
     _run(gpu, program)
     with pytest.raises(GpuError, match=rf"the witness kernels disagree at z\[{gpu.wrong_at}\]"):
         _run(gpu, program)
-    assert program_on_device(gpu, program).times_next_run  # not chosen: tried again next run
+    assert not loaded.times_next_run and loaded.schedule == picked and not loaded.timings
+    assert [k[0] for k in loaded.launches] == [picked]
+    _run(gpu, program)
+    assert gpu.launches == ["witness_start", f"witness_{picked}"]
+
+
+def test_a_failed_or_unaffordable_timing_leaves_the_models_pick(monkeypatch):
+    """A device failure while timing settles the choice like a disagreement; without memory
+    for the other kernel's tables and a second z the model's pick runs untimed."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    loaded = program_on_device(gpu, program)
+    picked = loaded.schedule
+    _run(gpu, program)
+    del gpu.kernel_ms["witness_levels"]  # the clock cannot read the level kernel's time
+    with pytest.raises(KeyError):
+        _run(gpu, program)
+    assert not loaded.times_next_run and loaded.schedule == picked and not loaded.timings
+    assert [k[0] for k in loaded.launches] == [picked]
+
+    short = _TablesOnHost(1 << 16, 1 << 16)
+    loaded = program_on_device(short, program)
+    _run(short, program)
+    short.free = 2 * len(program.level_ops) * 64  # a second z does not fit beside the tables
+    _run(short, program)
+    assert short.launches == ["witness_start", f"witness_{loaded.schedule}"]
+    assert not loaded.times_next_run and not loaded.timings
 
 
 def test_a_program_that_cannot_fit_is_refused_before_any_upload():
@@ -363,11 +436,11 @@ def test_a_program_that_cannot_fit_is_refused_before_any_upload():
     gpu.defines["r1cs/witness.cu"] = {"WITNESS_SCALED_ROWS": 0}
     assert program_bytes(gpu, program) == needed - m.a.coeffs.nbytes - m.c.coeffs.nbytes
     gpu.defines.clear()
-    gpu.free_bytes = needed - 1
+    gpu.free = needed - 1
     with pytest.raises(GpuError, match="the witness program's tables needs"):
         program_on_device(gpu, program)
     assert not gpu.launches and not gpu.cache("witness programs")
-    gpu.free_bytes = needed
+    gpu.free = needed
     assert program_on_device(gpu, program).launches
 
 
@@ -416,9 +489,8 @@ def test_program_bytes_count_a_compiled_file_as_one_upload(tmp_path, monkeypatch
     program, gpu = compiled.program, _TablesOnHost(1 << 16, 1 << 16)
     m = program.matrices
     table = len(program.level_ops) * 64
-    rest = 3 * table + int(np.count_nonzero(program.kind == HINT)) * 16
+    rest = 2 * table + int(np.count_nonzero(program.kind == HINT)) * 16
     rest += m.a.coeffs.nbytes + m.c.coeffs.nbytes  # the scaled copies
-    rest += (program.num_inputs + program.num_aux) * 32  # a second z while choosing
     size = compiled_path(compiled.digest).stat().st_size
     assert program_bytes(gpu, program) == size + rest
     (mapping, _) = mapping_of(m.a.coeffs)

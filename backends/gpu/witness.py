@@ -147,10 +147,10 @@ def _scaled_rows(gpu: Gpu) -> bool:
 
 
 def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
-    """Device bytes ``program_on_device`` and a first run that times both kernels take for
-    ``program``: the rows not yet on the device (a compiled file's rows come as one upload of
-    the whole file), both kernels' op tables, a second z and, with scaled rows, copies of A's
-    and C's coefficients."""
+    """Device bytes ``program_on_device`` takes for ``program``: the rows not yet on the device
+    (a compiled file's rows come as one upload of the whole file), the op table (the block
+    kernel's order, steps and warps take less than the table again) and, with scaled rows,
+    copies of A's and C's coefficients. (A run that times both kernels asks for its own.)"""
     m = program.matrices
     uploaded, mapped = gpu.cache("matrices"), gpu.cache("mapped files")
     rows, mappings = 0, {}
@@ -167,10 +167,7 @@ def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
     table = len(program.level_ops) * _OP_BYTES
     hints = int(np.count_nonzero(program.kind == HINT)) * 16
     scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes if _scaled_rows(gpu) else 0
-    # Both kernels' tables while a run times them: the level kernel's, the block kernel's (its
-    # order, steps and warps take less than a table again), and a second z.
-    z = (program.num_inputs + program.num_aux) * 32
-    return rows + 3 * table + hints + scaled + z
+    return rows + 2 * table + hints + scaled
 
 
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
@@ -337,30 +334,48 @@ def _choose(
     inputs: DeviceArray,
     hints: DeviceArray,
 ) -> DeviceArray:
-    """This run's z, by both kernels ``CHOICE_ROUNDS`` times each, alternating: the faster one's
-    best time makes it the program's kernel, the other's tables are freed, and the two z must
-    agree bit for bit (GpuError naming the first entry where they do not; the choice stays
-    open)."""
+    """This run's z, by both kernels ``CHOICE_ROUNDS`` times each, alternating, with the device
+    otherwise idle as far as this thread can tell (its queued work finished first): the faster
+    one's best time makes it the program's kernel, and the two z must agree bit for bit. Where
+    both kernels' tables cannot fit, the model's pick stays untimed. Whatever happens, the
+    choice is made once: a failure (GpuError naming the first entry where the kernels disagree,
+    or the device's own) leaves the model's pick, and the other kernel's tables are freed."""
+    z_bytes = (program.num_inputs + program.num_aux) * 32
+    # the other kernel's op table with its steps, and a second z
+    if gpu.free_bytes() < 2 * len(program.level_ops) * _OP_BYTES + z_bytes:
+        loaded.close_call = False
+        return run_program(gpu, program, inputs, hints)
     clock = EventClock(gpu)
     z: dict[str, DeviceArray] = {}
-    for _ in range(CHOICE_ROUNDS):
+    chosen = loaded.schedule
+    loaded.timings.clear()
+    try:
+        for schedule in SCHEDULES:  # tables and rows ready before anything is timed
+            _kernel_rows(gpu, program, loaded, _launch_tables(gpu, program, loaded, schedule)[1][0])
+        gpu.synchronize()
+        for _ in range(CHOICE_ROUNDS):
+            for schedule in SCHEDULES:
+                z.pop(schedule, None)
+                z[schedule] = _started(gpu, program, loaded, inputs, hints)
+                _, ms = clock.time(lambda s=schedule: _solve(gpu, program, loaded, s, z[s]))
+                loaded.timings[schedule] = min(ms, loaded.timings.get(schedule, ms))
+        differs = _first_difference(z["levels"], z["blocks"])
+        if differs is not None:
+            raise GpuError(
+                f"{gpu.name} backend: the witness kernels disagree at z[{differs}] "
+                f"(witness_levels against witness_blocks, {len(program.level_ops)} ops)"
+            )
+        chosen = min(SCHEDULES, key=loaded.timings.__getitem__)
+        return z[chosen]
+    except BaseException:
+        loaded.timings.clear()
+        raise
+    finally:
+        loaded.schedule, loaded.close_call = chosen, False
+        loaded.runs += 1
         for schedule in SCHEDULES:
-            z[schedule] = _started(gpu, program, loaded, inputs, hints)
-            _, ms = clock.time(lambda s=schedule: _solve(gpu, program, loaded, s, z[s]))
-            loaded.timings[schedule] = min(ms, loaded.timings.get(schedule, ms))
-    differs = _first_difference(z["levels"], z["blocks"])
-    if differs is not None:
-        raise GpuError(
-            f"{gpu.name} backend: the witness kernels disagree at z[{differs}] "
-            f"(witness_levels against witness_blocks, {len(program.level_ops)} ops)"
-        )
-    chosen = min(SCHEDULES, key=loaded.timings.__getitem__)
-    loaded.schedule, loaded.close_call = chosen, False
-    loaded.runs += 1
-    for schedule in SCHEDULES:
-        if schedule != chosen:
-            loaded.launches.pop(_launch_key(gpu, schedule), None)
-    return z[chosen]
+            if schedule != chosen:
+                loaded.launches.pop(_launch_key(gpu, schedule), None)
 
 
 def _first_difference(x: DeviceArray, y: DeviceArray) -> int | None:
