@@ -180,7 +180,8 @@ class GpuPlugin:
     ) -> int | None:
         """The first row with a·b ≠ c, by one pass on the device."""
         with self._device(ctx, "checking the witness"):
-            self.gpu.ensure_fits(3 * len(a) * _SCALAR_BYTES, "the witness check")
+            uploads = sum(not isinstance(x, DeviceScalars) for x in (a, b, c))
+            self.gpu.ensure_fits(uploads * len(a) * _SCALAR_BYTES, "the witness check")
             up = [self.memory.readable(ctx.profile, x) for x in (a, b, c)]
             return first_unsatisfied(self.gpu, *up)
 

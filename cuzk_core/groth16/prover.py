@@ -129,7 +129,8 @@ def _check_key_matches(
 
 def keeps_products(backend: Backend) -> bool:
     """Whether ``backend`` may keep A·z, B·z, C·z where it made them (its ``for_quotient``):
-    when its own witness check and H are the only readers, without the core's fallbacks."""
+    when it implements both readers, its own witness check and H. (Should its H decline a call,
+    the core's composition turns the handles into host arrays by ``np.asarray``.)"""
     return all(
         backend.implements(hook) for hook in ("cuzk_first_unsatisfied", "cuzk_quotient_on_coset")
     )
