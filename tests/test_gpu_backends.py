@@ -567,6 +567,27 @@ def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_
     assert (anonymous.get() == values[:8]).all()
 
 
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_mapped_file_uploads_through_the_staging_halves_on_the_gpu(tmp_path, monkeypatch, name):
+    """The real DMA path of a mapped file's upload: page-locked halves, asynchronous copies,
+    a last half shorter than the others."""
+    from cuzk_backend_gpu import driver
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    monkeypatch.setattr(driver, "CHUNK_BYTES", 1 << 21)
+    path = tmp_path / "tables.bin"
+    values = np.arange((5 << 18) + 7, dtype=np.uint64)  # 10 MiB and a bit: six halves
+    values.tofile(path)
+    mapped = np.memmap(path, dtype=np.uint64, mode="r")
+    gpu = plugin.gpu
+    with gpu.scope():
+        whole = gpu.shared_copy(mapped)
+        assert np.array_equal(whole.get(), values)
+
+
 def test_cupy_key_buffers_are_page_locked_at_their_exact_size():
     """A key section's host buffer is its own cudaHostAlloc, not a block of CuPy's pinned pool
     (which rounds up to a power of two and keeps freed blocks pinned)."""

@@ -69,19 +69,21 @@ class StagingPool:
             mapped = mapping_of(src)  # a key cache's section: its pages go once staged
             stream = stream if stream is not None else adapter.stream()
             step = self._buffers[0].nbytes
-            for index, offset in enumerate(range(0, src.nbytes, step)):
-                slot = index % 2
-                if self._events[slot] is not None:
-                    self._events[slot].synchronize()
-                size = min(step, src.nbytes - offset)
-                buffer = self._buffers[slot]
-                parallel_copy(buffer[:size], src[offset : offset + size])
-                if mapped is not None:
-                    drop_pages(mapped[0], mapped[1] + offset, size)
-                adapter.copy_htod_async(out.ptr + offset, buffer[:size], stream)
-                event = adapter.event(timing=False)
-                event.record(stream)
-                self._events[slot] = event
-            for event in self._events:
-                if event is not None:
-                    event.synchronize()
+            try:
+                for index, offset in enumerate(range(0, src.nbytes, step)):
+                    slot = index % 2
+                    if self._events[slot] is not None:
+                        self._events[slot].synchronize()
+                    size = min(step, src.nbytes - offset)
+                    buffer = self._buffers[slot]
+                    parallel_copy(buffer[:size], src[offset : offset + size])
+                    if mapped is not None:
+                        drop_pages(mapped[0], mapped[1] + offset, size)
+                    adapter.copy_htod_async(out.ptr + offset, buffer[:size], stream)
+                    event = adapter.event(timing=False)
+                    event.record(stream)
+                    self._events[slot] = event
+            finally:  # even on a failure, no copy may still read a half when it is reused or freed
+                for event in self._events:
+                    if event is not None:
+                        event.synchronize()
