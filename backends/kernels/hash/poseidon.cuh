@@ -23,15 +23,15 @@ CUZK_HD fr_t fifth_power(const fr_t& x) {
 // round waits on local memory. Only the 2-to-1 hash's width is fixed: each fixed width is
 // another fully unrolled copy of the rounds to compile.
 template <int T>
-constexpr int state_capacity() {
-    return T > 0 ? T : POSEIDON_MAX_T;
-}
+struct Width {
+    static constexpr int capacity = T > 0 ? T : POSEIDON_MAX_T;  // a state's array
+};
 
 // x <- M·sbox(x) + c, with M and c at *w, which moves past them.
 template <int T>
-CUZK_HD void full_round(fr_t (&x)[state_capacity<T>()], int t, const fr_t*& w) {
+CUZK_HD void full_round(fr_t (&x)[Width<T>::capacity], int t, const fr_t*& w) {
     const int n = T > 0 ? T : t;
-    fr_t fifth[state_capacity<T>()];
+    fr_t fifth[Width<T>::capacity];
 #pragma unroll
     for (int i = 0; i < n; i++) fifth[i] = fifth_power(x[i]);
 #pragma unroll
@@ -46,7 +46,7 @@ CUZK_HD void full_round(fr_t (&x)[state_capacity<T>()], int t, const fr_t*& w) {
 
 // x (Montgomery form) <- the permutation of x: the first constants added, then every round.
 template <int T>
-CUZK_HD void permute(fr_t (&x)[state_capacity<T>()], int t, const fr_t* w, int half,
+CUZK_HD void permute(fr_t (&x)[Width<T>::capacity], int t, const fr_t* w, int half,
                      int partial) {
     const int n = T > 0 ? T : t;
 #pragma unroll
@@ -71,7 +71,7 @@ template <int T>
 CUZK_HD void permute_state_of(fr_t* states, uint64_t i, int t, const fr_t* table, int half,
                               int partial) {
     const int n = T > 0 ? T : t;
-    fr_t x[state_capacity<T>()];
+    fr_t x[Width<T>::capacity];
     fr_t* s = states + i * n;
 #pragma unroll
     for (int k = 0; k < n; k++) x[k] = load_vec(s + k).to_mont();
