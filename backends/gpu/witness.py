@@ -172,8 +172,7 @@ def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
 
 def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
     """``program``'s tables on the device, uploaded once per program object, with the tables of
-    the kernel the model picks; GpuError up front when they, and a later timing of both
-    kernels, cannot fit."""
+    the kernel the model picks; GpuError up front when they cannot fit."""
     cache = gpu.cache("witness programs")
     found = cache.get(program)
     if found is None:
