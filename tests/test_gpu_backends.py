@@ -863,3 +863,26 @@ def test_products_kept_on_the_device_give_the_host_arrays_check_and_h(name):
     with plugin.gpu.scope():
         satisfied = DeviceScalars(plugin.gpu.to_device(ab))
     assert plugin.cuzk_first_unsatisfied(ctx, kept[0], kept[1], satisfied) == 300
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize("lanes", [1, 2, 4, 32])
+def test_r1cs_products_with_threads_sharing_a_row_are_the_reference(monkeypatch, name, lanes):
+    """``SPMV_LANES`` threads a row (empty, short and dense rows; a last warp partly past the
+    rows) give the CPU reference's A·z, B·z, C·z."""
+    from cuzk_core.conformance.inputs import random_r1cs
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", {"SPMV_LANES": lanes})
+    plugins = load_plugins()
+    gpu_backend = plugins.backend(load_profile("h200", {"backend": name}), Timer(level=0))
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
+    rng = random.Random(lanes)
+    matrices = random_r1cs(rng, 301, 50)
+    z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
+    got, want = gpu_backend.evaluate_r1cs(matrices, z), cpu.evaluate_r1cs(matrices, z)
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(np.asarray(g), w)
