@@ -74,6 +74,7 @@ def test_timings_json_has_every_phase(small_proof):
     for phase in ("synthesis", "load_params", "pin", "ntt_h", "msm_h", "msm_l", "msm_a"):
         assert phase in names
     assert {"msm_b_g1", "msm_b_g2", "assemble", "unpin"} <= names
+    assert {"job", "self_check"} <= names  # the CLI's own work before and after the proof
     span = timings["spans"][0]
     assert {"name", "start", "end", "parent", "backend"} <= set(span)
 

@@ -237,7 +237,9 @@ def prove(args: argparse.Namespace) -> int:
     check_observation_outputs(args.trace, args.memlog, [out / name for name in names])
     timer = Timer()
     backend = _backend(args, timer)
-    job = _circom_job(args) if is_circom else _native_job(args)
+    # Spans around the proof too, so timings.json accounts for a fresh process's whole run.
+    with timer.span("job"):  # the circuit or witness, the key's files
+        job = _circom_job(args) if is_circom else _native_job(args)
     progress = _progress(args, "prove", PROVE_STEPS)
     with (
         _naming_witness(args.wtns),
@@ -248,7 +250,8 @@ def prove(args: argparse.Namespace) -> int:
         except KeyMismatch as exc:  # name the key: which file was made for another circuit
             raise KeyMismatch(f"{job.key_name}: {exc}") from None
     progress.close()
-    check_own_proof(job.vk, result.proof, result.public_inputs, job.key_name)
+    with timer.span("self_check"):
+        check_own_proof(job.vk, result.proof, result.public_inputs, job.key_name)
 
     timings = {
         "backend": backend.name,
