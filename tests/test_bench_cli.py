@@ -177,9 +177,10 @@ def test_prove_writes_trace_and_memlog_and_trace_show_draws_it(tmp_path, capsys)
 
     code, text, _ = run(capsys, "trace", "show", trace, "--all", "--png", tmp_path / "w.png")
     assert code == 0
-    assert text.splitlines()[1].startswith("prepare ")
-    assert text.splitlines()[2].startswith("synthesis ")
-    assert text.splitlines()[3].startswith("  ") and "█" in text  # finer spans under synthesis
+    assert text.splitlines()[1].startswith("job ")  # the CLI's own work before the proof
+    assert text.splitlines()[2].startswith("prepare ")
+    assert text.splitlines()[3].startswith("synthesis ")
+    assert text.splitlines()[4].startswith("  ") and "█" in text  # finer spans under synthesis
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "memory peaks: host RSS " in text
 
