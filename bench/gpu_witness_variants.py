@@ -41,6 +41,10 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "blocks, 4 blocks a multiprocessor": ("blocks", {"WITNESS_BLOCKS_PER_SM": 4}),
     "blocks, 64 threads": ("blocks", {"WITNESS_THREADS": 64}),
     "blocks, 32 threads": ("blocks", {"WITNESS_THREADS": 32}),
+    "levels, 8 lanes an op": ("levels", {"WITNESS_OP_LANES": 8}),
+    "blocks, 8 lanes an op": ("blocks", {"WITNESS_OP_LANES": 8}),
+    "blocks, 4 lanes an op": ("blocks", {"WITNESS_OP_LANES": 4}),
+    "blocks, 16 lanes an op": ("blocks", {"WITNESS_OP_LANES": 16}),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
 }
 """Variant name → (kernel, defines; the empty set is the kernel's defaults)."""

@@ -768,11 +768,21 @@ def test_window_tables_hold_the_windows_the_core_counts():
 
 @pytest.mark.parametrize("name", PLUGINS)
 @pytest.mark.parametrize("schedule", ["levels", "blocks"])
-@pytest.mark.parametrize("scaled", [0, 1])
-def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, schedule, scaled):
-    """``witness_levels`` and ``witness_blocks``, on canonical or per-op scaled rows, each give
-    the CPU's witness, bit for bit, on programs of several parts (porep-lite paths), one part
-    (a single path) and random gadgets."""
+@pytest.mark.parametrize(
+    "defines",
+    [
+        {"WITNESS_SCALED_ROWS": 0},
+        {"WITNESS_SCALED_ROWS": 1},
+        {"WITNESS_OP_LANES": 8},
+        {"WITNESS_OP_LANES": 2, "WITNESS_SCALED_ROWS": 0},
+    ],
+    ids=["canonical", "scaled", "8-lanes", "2-lanes-canonical"],
+)
+def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, schedule, defines):
+    """``witness_levels`` and ``witness_blocks``, on canonical or per-op scaled rows, a whole
+    warp an op or several ops a warp (``WITNESS_OP_LANES``, its groups shuffling apart), each
+    give the CPU's witness, bit for bit, on programs of several parts (porep-lite paths), one
+    part (a single path) and random gadgets."""
     from cuzk_backend_gpu.witness import from_montgomery, run_program
     from cuzk_core.circuits import PorepLite
     from cuzk_core.conformance.checks import GadgetCircuit
@@ -786,7 +796,7 @@ def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, sche
         pytest.skip(f"{name} cannot run here: {info.reason}")
     backend = load_plugins().backend(load_profile("cpu"))
     gpu = plugin.gpu
-    monkeypatch.setitem(gpu.defines, "r1cs/witness.cu", {"WITNESS_SCALED_ROWS": scaled})
+    monkeypatch.setitem(gpu.defines, "r1cs/witness.cu", defines)
     for circuit in (PorepLite(challenges=5, depth=2), PorepLite(1, 3), GadgetCircuit(41, 3)):
         compiled, _ = compile_circuit(backend, circuit, use_cache=False)
         program = compiled.program

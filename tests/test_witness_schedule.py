@@ -424,6 +424,31 @@ def test_a_failed_or_unaffordable_timing_leaves_the_models_pick(monkeypatch):
     assert not loaded.times_next_run and not loaded.timings
 
 
+def test_narrower_op_groups_give_the_schedules_more_warps_a_block():
+    """With ``WITNESS_OP_LANES`` below 32 a block of 128 threads holds 128 / lanes op groups:
+    the block schedule deals over that many, and the level kernel needs fewer blocks for a
+    level's ops. A width that is not a power of two up to 32 is refused by name."""
+    from cuzk_backend_gpu.witness import _launch_tables, _level_blocks, program_on_device
+
+    program = _program(PorepLite(challenges=40, depth=2))
+    wide = _TablesOnHost(1 << 16, 1 << 16)
+    width = -(-len(program.level_ops) // program.num_levels)  # an average level's ops
+    assert _level_blocks(wide, program) == -(-width // 4) > 1
+    wide.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": 8}
+    assert _level_blocks(wide, program) == -(-width // 16)
+    loaded = program_on_device(wide, program)
+    blocks, tables = _launch_tables(wide, program, loaded, "blocks")
+    schedule = block_schedule(program, (1 << 16) // 128, 16)
+    assert blocks == schedule.blocks
+    assert len(tables[3]) == blocks * 16 + 1  # warp_ptr over the groups
+    assert np.array_equal(tables[3], schedule.warp_ptr)
+    for lanes in (3, 64):
+        odd = _TablesOnHost(1 << 16, 1 << 16)
+        odd.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": lanes}
+        with pytest.raises(GpuError, match=f"WITNESS_OP_LANES {lanes}: a power of two"):
+            program_on_device(odd, program)
+
+
 def test_a_program_that_cannot_fit_is_refused_before_any_upload():
     from cuzk_backend_gpu.witness import program_bytes, program_on_device
 

@@ -32,6 +32,9 @@ THREADS = 128
 changes it)."""
 SCALED_ROWS = 1
 """The kernel's WITNESS_SCALED_ROWS default: whether the kernels read A and C scaled per op."""
+OP_LANES = 32
+"""The kernel's WITNESS_OP_LANES default: the lanes of a warp that run one op together. The
+schedules count these groups as their "warps"."""
 
 
 SCHEDULES = ("levels", "blocks")
@@ -100,9 +103,17 @@ def op_table(program: WitnessProgram) -> np.ndarray:
 
 def _threads(gpu: Gpu) -> int:
     threads = int(gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS))
-    if threads < 32 or threads % 32:  # a warp an op, and its shuffles take the whole warp
+    if threads < 32 or threads % 32:  # the barriers and the groups' shuffles need whole warps
         raise GpuError(f"WITNESS_THREADS {threads}: the witness kernels need whole warps of 32")
     return threads
+
+
+def _groups(gpu: Gpu) -> int:
+    """Op groups a block (``WITNESS_OP_LANES`` lanes each): the schedules' warps."""
+    lanes = int(gpu.defines.get(_MODULE, {}).get("WITNESS_OP_LANES", OP_LANES))
+    if lanes not in (1, 2, 4, 8, 16, 32):
+        raise GpuError(f"WITNESS_OP_LANES {lanes}: a power of two from 1 to 32")
+    return _threads(gpu) // lanes
 
 
 def _kernel_rows(
@@ -127,12 +138,12 @@ def _kernel_rows(
 
 
 def _level_blocks(gpu: Gpu, program: WitnessProgram) -> int:
-    """``witness_levels``' blocks: a warp per op of an average level, at most what is resident
-    at once (its grid-wide barrier needs every block running)."""
+    """``witness_levels``' blocks: an op group per op of an average level, at most what is
+    resident at once (its grid-wide barrier needs every block running)."""
     threads = _threads(gpu)
     fits = gpu.resident_threads(gpu.kernel(_MODULE, "witness_levels"), threads) // threads
     width = math.ceil(len(program.level_ops) / max(1, program.num_levels))
-    return max(1, min(math.ceil(width / (threads // 32)), fits))
+    return max(1, min(math.ceil(width / _groups(gpu)), fits))
 
 
 def _blocks_resident(gpu: Gpu) -> int:
@@ -182,7 +193,7 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         # Per distinct coefficient, not per op: a few values for any circuit.
         inv_r3 = ints_to_limbs([v * _R3 % _R for v in limbs_to_ints(program.inverses)])
         hint_aux = np.flatnonzero(program.kind == HINT).astype(np.int64)
-        warps = _threads(gpu) // 32
+        warps = _groups(gpu)
         levels = level_cost(program, _level_blocks(gpu, program) * warps)
         fits = _blocks_resident(gpu)
         least = least_block_cost(program, fits, warps) if program.num_levels else levels + 1
@@ -226,7 +237,7 @@ def _launch_tables(
             found = (_level_blocks(gpu, program), tables)
         else:
             if blocks is None:
-                blocks = block_schedule(program, _blocks_resident(gpu), _threads(gpu) // 32)
+                blocks = block_schedule(program, _blocks_resident(gpu), _groups(gpu))
             tables = (
                 gpu.to_device(table[blocks.order]),
                 loaded.inv_r3,

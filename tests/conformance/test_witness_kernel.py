@@ -1,6 +1,7 @@
 """r1cs/witness.cuh's device code built for the host with g++: both witness kernels (by levels
 with a grid barrier, by independent parts a block each) on canonical and on per-op scaled rows,
-a warp's lanes as threads, against the core's witness, bit for bit, without a GPU.
+with a whole warp an op or fewer lanes (WITNESS_OP_LANES), an op's lanes as threads, against
+the core's witness, bit for bit, without a GPU.
 
 The programs: porep-lite paths (several parts, one part, parts dealt onto fewer blocks than
 there are), random gadget circuits, and a circuit whose A, C and ``lin`` rows all run past a
@@ -96,11 +97,17 @@ CIRCUITS = {
 }
 
 
-@pytest.fixture(scope="module", params=[0, 1], ids=["canonical rows", "scaled rows"])
+@pytest.fixture(
+    scope="module",
+    params=[(0, 32), (1, 32), (1, 8), (0, 2), (1, 1)],
+    ids=lambda p: f"{'scaled' if p[0] else 'canonical'}-rows-{p[1]}-lanes",
+)
 def harness(request, tmp_path_factory):
-    scaled = request.param
-    folder = tmp_path_factory.mktemp(f"witness{scaled}")
-    flags = ("-pthread", f"-DWITNESS_SCALED_ROWS={scaled}")
+    """The harness built for a row setting (``WITNESS_SCALED_ROWS``) and lanes an op; the
+    narrower groups split every row of the wide circuit over several rounds."""
+    scaled, lanes = request.param
+    folder = tmp_path_factory.mktemp(f"witness{scaled}-{lanes}")
+    flags = ("-pthread", f"-DWITNESS_SCALED_ROWS={scaled}", f"-DWITNESS_OP_LANES={lanes}")
     return scaled, build_harness(HARNESS, folder, "-O2", flags)
 
 

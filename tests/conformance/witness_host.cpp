@@ -1,12 +1,13 @@
-// Host build of r1cs/witness.cuh (the very device code; a warp's lanes are threads here, its
-// shuffles and the block's and grid's barriers are waits), driven by test_witness_kernel.py.
+// Host build of r1cs/witness.cuh (the very device code; an op group's WITNESS_OP_LANES lanes
+// are threads here, its shuffles and the block's and grid's barriers are waits), driven by
+// test_witness_kernel.py.
 // stdin, numbers hex; an array is its count, then its 32-bit words:
 //   the kernel ("levels" or "blocks"), WITNESS_SCALED_ROWS' setting (the harness is built with
 //   it; canonical coefficients come in and the harness scales them), the input count;
 //   z (inputs and hints in place, Montgomery form); A, B, C and lin, each its columns (int64)
 //   and coefficients; the op table (op_t rows); the inverses·R^3;
-//   for "levels": the warps of the launch, level_ptr;
-//   for "blocks": the warps a block, the blocks' steps (int32), the ops' steps (int32),
+//   for "levels": the op groups ("warps") of the launch, level_ptr;
+//   for "blocks": the groups a block, the blocks' steps (int32), the ops' steps (int32),
 //   warp_ptr (int64).
 // stdout: z after the kernel, an element a line.
 #include <atomic>
@@ -18,7 +19,7 @@
 #include "r1cs/witness.cuh"
 
 // Every one of `count` threads waits here until all have arrived. The waiters yield rather
-// than sleep: a warp's 32 threads meet at every shuffle, far too often to pay a futex each.
+// than sleep: a group's threads meet at every shuffle, far too often to pay a futex each.
 class host_barrier {
    public:
     explicit host_barrier(int count) : count_(count) {}
@@ -40,24 +41,24 @@ class host_barrier {
     std::atomic<uint32_t> generation_{0};
 };
 
-// A warp: its lanes' shuffle slots and the barrier they shuffle at.
-struct host_warp {
-    host_barrier barrier{32};
-    fr_t slots[32];
+// An op group: its lanes' shuffle slots and the barrier they shuffle at.
+struct host_group {
+    host_barrier barrier{WITNESS_OP_LANES};
+    fr_t slots[WITNESS_OP_LANES];
 };
 
 // A host thread's Lanes (witness.cuh).
 struct host_lanes {
     uint32_t lane;
-    host_warp* warp;
+    host_group* group;
     host_barrier* block;
     host_barrier* grid;
 
     fr_t shuffle_down(const fr_t& x, int d) const {
-        warp->slots[lane] = x;
-        warp->barrier.wait();
-        const fr_t out = lane + d < 32 ? warp->slots[lane + d] : x;
-        warp->barrier.wait();
+        group->slots[lane] = x;
+        group->barrier.wait();
+        const fr_t out = lane + d < WITNESS_OP_LANES ? group->slots[lane + d] : x;
+        group->barrier.wait();
         return out;
     }
     fr_t load_coherent(const fr_t* p) const { return *p; }
@@ -110,12 +111,12 @@ int main() {
         uint64_t warps;
         std::cin >> warps;
         const std::vector<int64_t> level_ptr = read_counted<int64_t>(std::cin);
-        std::vector<host_warp> warp(warps);
-        host_barrier grid((int)warps * 32);
+        std::vector<host_group> group(warps);
+        host_barrier grid((int)warps * WITNESS_OP_LANES);
         for (uint64_t w = 0; w < warps; w++) {
-            for (uint32_t lane = 0; lane < 32; lane++) {
+            for (uint32_t lane = 0; lane < WITNESS_OP_LANES; lane++) {
                 threads.emplace_back([&, w, lane] {
-                    witness_levels_thread(host_lanes{lane, &warp[w], nullptr, &grid}, (int64_t)w,
+                    witness_levels_thread(host_lanes{lane, &group[w], nullptr, &grid}, (int64_t)w,
                                           (int64_t)warps, rows, ops.data(), inv_r3.data(),
                                           level_ptr.data(), level_ptr.size() - 1, z.data(),
                                           num_inputs, nullptr);
@@ -130,12 +131,12 @@ int main() {
         const std::vector<int32_t> op_step = read_counted<int32_t>(std::cin);
         const std::vector<int64_t> warp_ptr = read_counted<int64_t>(std::cin);
         for (uint64_t b = 0; b < block_steps.size(); b++) {  // blocks share nothing: in turn
-            std::vector<host_warp> warp(warps_a_block);
-            host_barrier block((int)warps_a_block * 32);
+            std::vector<host_group> group(warps_a_block);
+            host_barrier block((int)warps_a_block * WITNESS_OP_LANES);
             for (uint64_t w = 0; w < warps_a_block; w++) {
-                for (uint32_t lane = 0; lane < 32; lane++) {
+                for (uint32_t lane = 0; lane < WITNESS_OP_LANES; lane++) {
                     threads.emplace_back([&, b, w, lane] {
-                        witness_blocks_thread(host_lanes{lane, &warp[w], &block, nullptr},
+                        witness_blocks_thread(host_lanes{lane, &group[w], &block, nullptr},
                                               (int64_t)(b * warps_a_block + w), block_steps[b],
                                               rows, ops.data(), inv_r3.data(), op_step.data(),
                                               warp_ptr.data(), z.data(), num_inputs);

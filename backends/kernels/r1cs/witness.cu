@@ -67,14 +67,25 @@ __device__ bool grid_barrier(uint32_t* sync, uint32_t round) {
     return ok;
 }
 
-// A device thread's Lanes (witness.cuh).
+// A device thread's Lanes (witness.cuh), from its thread index in the block: its op's group
+// is WITNESS_OP_LANES neighbouring lanes of one warp, which shuffle among themselves only (the
+// warp's other groups may be at another op).
 struct device_lanes {
     uint32_t lane;
+    uint32_t group_mask;
+
+    __device__ explicit device_lanes(uint32_t thread)
+        : lane(thread % WITNESS_OP_LANES),
+          group_mask(WITNESS_OP_LANES == 32
+                         ? FULL_WARP
+                         : ((1u << WITNESS_OP_LANES) - 1) << (thread & 31 & ~(WITNESS_OP_LANES - 1))) {}
 
     __device__ __forceinline__ fr_t shuffle_down(const fr_t& x, int d) const {
         fr_t other;
 #pragma unroll
-        for (int i = 0; i < fr_t::N; i++) other.v[i] = __shfl_down_sync(FULL_WARP, x.v[i], d);
+        for (int i = 0; i < fr_t::N; i++) {
+            other.v[i] = __shfl_down_sync(group_mask, x.v[i], d, WITNESS_OP_LANES);
+        }
         return other;
     }
     __device__ __forceinline__ fr_t load_coherent(const fr_t* p) const { return load_shared_z(p); }
@@ -94,9 +105,9 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
     uint64_t num_inputs, uint32_t* sync) {
     const witness_rows rows = {a_cols,   b_cols,   c_cols,   lin_cols,
                                a_coeffs, b_coeffs, c_coeffs, lin_coeffs};
-    const int64_t warps = (int64_t)((gridDim.x * (uint64_t)blockDim.x) >> 5);
-    witness_levels_thread(device_lanes{threadIdx.x & 31}, (int64_t)(global_thread() >> 5), warps,
-                          rows, ops, inv_r3, level_ptr, num_levels, z, num_inputs, sync);
+    const int64_t groups = (int64_t)(gridDim.x * (uint64_t)blockDim.x / WITNESS_OP_LANES);
+    witness_levels_thread(device_lanes(threadIdx.x), (int64_t)(global_thread() / WITNESS_OP_LANES),
+                          groups, rows, ops, inv_r3, level_ptr, num_levels, z, num_inputs, sync);
 }
 
 extern "C" __global__ void __launch_bounds__(WITNESS_THREADS, WITNESS_BLOCKS_PER_SM)
@@ -107,8 +118,9 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS, WITNESS_BLOCKS_PER
                    const int32_t* block_steps, fr_t* z, uint64_t num_inputs) {
     const witness_rows rows = {a_cols,   b_cols,   c_cols,   lin_cols,
                                a_coeffs, b_coeffs, c_coeffs, lin_coeffs};
-    const int64_t warp = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    witness_blocks_thread(device_lanes{threadIdx.x & 31}, warp, block_steps[blockIdx.x], rows, ops,
+    const int64_t group =
+        (int64_t)blockIdx.x * (blockDim.x / WITNESS_OP_LANES) + threadIdx.x / WITNESS_OP_LANES;
+    witness_blocks_thread(device_lanes(threadIdx.x), group, block_steps[blockIdx.x], rows, ops,
                           inv_r3, op_step, warp_ptr, z, num_inputs);
 }
 

@@ -3,8 +3,8 @@
 //
 // The program is thousands of levels of a few hundred ops each (porep-lite 2^20: 6,273 levels
 // of ~166), so one launch per level would be launch-bound. witness_levels runs every level in
-// one persistent launch instead: a warp per op (its lanes split the rows' entries), and a
-// grid-wide barrier between levels. A level then costs the latency of one op (loads, products,
+// one persistent launch instead: a group of WITNESS_OP_LANES lanes per op (a whole warp by
+// default; the lanes split the rows' entries), and a grid-wide barrier between levels. A level then costs the latency of one op (loads, products,
 // warp sums: ~7 µs on the H200) plus the barrier's (~1.5 µs); see bench/NOTES.md for the A/B
 // of block sizes, barriers and prefetching across the barrier (no gain). The blocks must all be
 // resident at once: the host launches no more than fit. When the program splits into
@@ -15,9 +15,11 @@
 // them), so coeff·z_mont under the Montgomery product is the canonical coeff·z; A's and C's are
 // canonical too, or scaled per op (WITNESS_SCALED_ROWS, see run_op).
 //
-// A body takes the thread's `Lanes`: lane (its lane in the warp), shuffle_down(x, d) (every
-// lane of the warp together, as __shfl_down_sync), load_coherent / store_coherent (z where
-// other multiprocessors write it), sync_block() and sync_grid(sync, round) (false when stuck).
+// A body takes the thread's `Lanes`: lane (its lane in its op's group), shuffle_down(x, d)
+// (every lane of the group together, as __shfl_down_sync over the group's width),
+// load_coherent / store_coherent (z where other multiprocessors write it), sync_block() and
+// sync_grid(sync, round) (false when stuck). Below, a "warp" of the kernels' indexing is such
+// a group: the host's schedules count groups.
 #pragma once
 
 #include "../common_mem.cuh"
@@ -36,6 +38,12 @@
 #ifndef WITNESS_BLOCKS_PER_SM  // witness_blocks: at least this many blocks a multiprocessor
 #define WITNESS_BLOCKS_PER_SM 1  // (4: 128 registers, spilling the ops fetched ahead)
 #endif
+#ifndef WITNESS_OP_LANES  // lanes an op: a warp's 32, or fewer so that one warp runs several
+#define WITNESS_OP_LANES 32  // ops at once (porep-lite's rows are ~6 entries)
+#endif
+static_assert(WITNESS_OP_LANES >= 1 && WITNESS_OP_LANES <= 32 &&
+                  (WITNESS_OP_LANES & (WITNESS_OP_LANES - 1)) == 0,
+              "WITNESS_OP_LANES: a power of two from 1 to 32");
 #ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): levels without barriers
 #define WITNESS_TIMING_NO_BARRIER 0
 #endif
@@ -93,7 +101,8 @@ WITNESS_FN op_start first_entries(const op_t& op, uint32_t lane, const witness_r
     return first;
 }
 
-// The sum of x over lanes 0 .. 2·half − 1, in lane 0 (half a power of two, at most 16).
+// The sum of x over lanes 0 .. 2·half − 1, in lane 0 (half a power of two, at most
+// WITNESS_OP_LANES / 2).
 template <class Lanes>
 WITNESS_FN fr_t warp_sum(const Lanes& lanes, fr_t x, int half) {
     for (int d = half; d > 0; d >>= 1) x = x + lanes.shuffle_down(x, d);
@@ -116,10 +125,11 @@ WITNESS_FN void store_z(const Lanes& lanes, fr_t* p, const fr_t& value) {
     }
 }
 
-// How many lanes a warp sum adds, halved: all 32, or only as many as the op's longest row.
+// How many lanes a warp sum adds, halved: all the op's lanes, or only as many as its longest
+// row.
 WITNESS_FN int warp_sum_half(int64_t longest) {
 #if WITNESS_NARROW_SUMS
-    if (longest >= 32) return 16;
+    if (longest >= WITNESS_OP_LANES) return WITNESS_OP_LANES / 2;
     if (longest < 2) return 0;
 #if defined(__CUDA_ARCH__)
     return 1 << (31 - __clz((int)longest - 1));
@@ -128,11 +138,11 @@ WITNESS_FN int warp_sum_half(int64_t longest) {
 #endif
 #else
     (void)longest;
-    return 16;
+    return WITNESS_OP_LANES / 2;
 #endif
 }
 
-// Op `op` by one warp, from its first entries: aux[op.aux] = its value. With canonical rows,
+// Op `op` by one group of lanes, from its first entries: aux[op.aux] = its value. With canonical rows,
 // inv_r3[k] is the k-th inverse times R^3, so that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 =
 // (a·b − c)·inv in Montgomery form. With scaled rows (witness_scale_row) A·z is a·inv·R^2 and
 // C·z is c·inv·R, so (A·z)(B·z)·R^-1 − C·z is that value with one product fewer.
@@ -151,8 +161,8 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
                                    : fr_t::zero();
     }
 #pragma unroll
-    for (int m = 0; m < 3; m++) {  // rows longer than a warp: the rest, lane-strided
-        for (int64_t e = begin[m] + 32 + lane; e < end[m]; e += 32) {
+    for (int m = 0; m < 3; m++) {  // rows longer than the op's lanes: the rest, lane-strided
+        for (int64_t e = begin[m] + WITNESS_OP_LANES + lane; e < end[m]; e += WITNESS_OP_LANES) {
             sum[m] = sum[m] + load_vec(coeffs[m] + e) * load_z<LOCAL>(lanes, z + cols[m][e]);
         }
     }
