@@ -46,6 +46,8 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "blocks, 4 lanes an op": ("blocks", {"WITNESS_OP_LANES": 4}),
     "blocks, 16 lanes an op": ("blocks", {"WITNESS_OP_LANES": 16}),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
+    "timing only: blocks without barriers": ("blocks", {"WITNESS_TIMING_NO_BARRIER": 1}),
+    "timing only: blocks' steps without ops": ("blocks", {"WITNESS_TIMING_NO_OPS": 1}),
 }
 """Variant name → (kernel, defines; the empty set is the kernel's defaults)."""
 

@@ -44,10 +44,10 @@
 static_assert(WITNESS_OP_LANES >= 1 && WITNESS_OP_LANES <= 32 &&
                   (WITNESS_OP_LANES & (WITNESS_OP_LANES - 1)) == 0,
               "WITNESS_OP_LANES: a power of two from 1 to 32");
-#ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): levels without barriers
+#ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): no grid or block barriers
 #define WITNESS_TIMING_NO_BARRIER 0
 #endif
-#ifndef WITNESS_TIMING_NO_OPS  // timing only (a wrong witness): barriers without ops
+#ifndef WITNESS_TIMING_NO_OPS  // timing only (a wrong witness): levels or steps without ops
 #define WITNESS_TIMING_NO_OPS 0
 #endif
 #define OP_BIT 2
@@ -246,7 +246,9 @@ WITNESS_FN void witness_blocks_thread(const Lanes& lanes, int64_t warp, int32_t 
                 after = load_vec(ops + i + 2);
                 after_step = op_step[i + 2];
             }
+#if !WITNESS_TIMING_NO_OPS
             run_op<true>(lanes, op, first, rows, inv_r3, z, aux);
+#endif
             op = next;
             step = next_step;
             first = next_first;
@@ -254,7 +256,9 @@ WITNESS_FN void witness_blocks_thread(const Lanes& lanes, int64_t warp, int32_t 
             next_step = after_step;
             i++;
         }
+#if !WITNESS_TIMING_NO_BARRIER
         lanes.sync_block();
+#endif
     }
 }
 
