@@ -45,6 +45,13 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "blocks, 8 lanes an op": ("blocks", {"WITNESS_OP_LANES": 8}),
     "blocks, 4 lanes an op": ("blocks", {"WITNESS_OP_LANES": 4}),
     "blocks, 16 lanes an op": ("blocks", {"WITNESS_OP_LANES": 16}),
+    "levels, flat rows": ("levels", {"WITNESS_FLAT_ROWS": 1}),
+    "blocks, flat rows": ("blocks", {"WITNESS_FLAT_ROWS": 1}),
+    "blocks, flat rows, 8 lanes an op": ("blocks", {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8}),
+    "blocks, flat rows, 16 lanes an op": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 16},
+    ),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
     "timing only: blocks without barriers": ("blocks", {"WITNESS_TIMING_NO_BARRIER": 1}),
     "timing only: blocks' steps without ops": ("blocks", {"WITNESS_TIMING_NO_OPS": 1}),

@@ -775,14 +775,26 @@ def test_window_tables_hold_the_windows_the_core_counts():
         {"WITNESS_SCALED_ROWS": 1},
         {"WITNESS_OP_LANES": 8},
         {"WITNESS_OP_LANES": 2, "WITNESS_SCALED_ROWS": 0},
+        {"WITNESS_FLAT_ROWS": 1},
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8},
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 4, "WITNESS_SCALED_ROWS": 0},
     ],
-    ids=["canonical", "scaled", "8-lanes", "2-lanes-canonical"],
+    ids=[
+        "canonical",
+        "scaled",
+        "8-lanes",
+        "2-lanes-canonical",
+        "flat",
+        "flat-8",
+        "flat-4-canonical",
+    ],
 )
 def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, schedule, defines):
     """``witness_levels`` and ``witness_blocks``, on canonical or per-op scaled rows, a whole
     warp an op or several ops a warp (``WITNESS_OP_LANES``, its groups shuffling apart), each
-    give the CPU's witness, bit for bit, on programs of several parts (porep-lite paths), one
-    part (a single path) and random gadgets."""
+    row on the lanes or the three as one list (``WITNESS_FLAT_ROWS``), each give the CPU's
+    witness, bit for bit, on programs of several parts (porep-lite paths), one part (a single
+    path) and random gadgets."""
     from cuzk_backend_gpu.witness import from_montgomery, run_program
     from cuzk_core.circuits import PorepLite
     from cuzk_core.conformance.checks import GadgetCircuit

@@ -1,7 +1,8 @@
 """r1cs/witness.cuh's device code built for the host with g++: both witness kernels (by levels
 with a grid barrier, by independent parts a block each) on canonical and on per-op scaled rows,
-with a whole warp an op or fewer lanes (WITNESS_OP_LANES), an op's lanes as threads, against
-the core's witness, bit for bit, without a GPU.
+with a whole warp an op or fewer lanes (WITNESS_OP_LANES), each row on the lanes or the three
+rows as one list (WITNESS_FLAT_ROWS), an op's lanes as threads, against the core's witness,
+bit for bit, without a GPU.
 
 The programs: porep-lite paths (several parts, one part, parts dealt onto fewer blocks than
 there are), random gadget circuits, and a circuit whose A, C and ``lin`` rows all run past a
@@ -99,15 +100,21 @@ CIRCUITS = {
 
 @pytest.fixture(
     scope="module",
-    params=[(0, 32), (1, 32), (1, 8), (0, 2), (1, 1)],
-    ids=lambda p: f"{'scaled' if p[0] else 'canonical'}-rows-{p[1]}-lanes",
+    params=[(0, 32, 0), (1, 32, 0), (1, 8, 0), (1, 1, 0), (1, 32, 1), (1, 8, 1), (0, 2, 1)],
+    ids=lambda p: f"{'scaled' if p[0] else 'canonical'}-{p[1]}-lanes{'-flat' if p[2] else ''}",
 )
 def harness(request, tmp_path_factory):
-    """The harness built for a row setting (``WITNESS_SCALED_ROWS``) and lanes an op; the
-    narrower groups split every row of the wide circuit over several rounds."""
-    scaled, lanes = request.param
-    folder = tmp_path_factory.mktemp(f"witness{scaled}-{lanes}")
-    flags = ("-pthread", f"-DWITNESS_SCALED_ROWS={scaled}", f"-DWITNESS_OP_LANES={lanes}")
+    """The harness built for a row setting (``WITNESS_SCALED_ROWS``), lanes an op and whether
+    the op's rows are dealt over its lanes as one list (``WITNESS_FLAT_ROWS``); the narrower
+    groups split every row of the wide circuit over several rounds."""
+    scaled, lanes, flat = request.param
+    folder = tmp_path_factory.mktemp(f"witness{scaled}-{lanes}-{flat}")
+    flags = (
+        "-pthread",
+        f"-DWITNESS_SCALED_ROWS={scaled}",
+        f"-DWITNESS_OP_LANES={lanes}",
+        f"-DWITNESS_FLAT_ROWS={flat}",
+    )
     return scaled, build_harness(HARNESS, folder, "-O2", flags)
 
 

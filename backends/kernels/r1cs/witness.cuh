@@ -44,6 +44,9 @@
 static_assert(WITNESS_OP_LANES >= 1 && WITNESS_OP_LANES <= 32 &&
                   (WITNESS_OP_LANES & (WITNESS_OP_LANES - 1)) == 0,
               "WITNESS_OP_LANES: a power of two from 1 to 32");
+#ifndef WITNESS_FLAT_ROWS  // 1: an op's A, B and C entries dealt over its lanes as one list, so
+#define WITNESS_FLAT_ROWS 0  // a lane makes one product, not one for each of the three rows
+#endif
 #ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): no grid or block barriers
 #define WITNESS_TIMING_NO_BARRIER 0
 #endif
@@ -71,13 +74,46 @@ struct witness_rows {
     const fr_t *a_coeffs, *b_coeffs, *c_coeffs, *lin_coeffs;
 };
 
-// What an op reads before any z: this lane's first entry of each of its three rows.
+// What an op reads before any z: this lane's first entry of each of its three rows, or with
+// WITNESS_FLAT_ROWS its first entry of the three rows' entries in a row, and that entry's row.
+#if WITNESS_FLAT_ROWS
+struct op_start {
+    int64_t col;
+    fr_t coeff;
+    int32_t row;
+};
+#else
 struct op_start {
     int64_t col[3];
     fr_t coeff[3];
 };
+#endif
 
 WITNESS_FN bool is_bit(const op_t& op) { return (op.kind_extra & 0xff) == OP_BIT; }
+
+// Entry e of the op's A, B and C entries in a row: its row (0, 1, 2; -1 past the last) and its
+// position in that row's matrix.
+WITNESS_FN int flat_entry(const op_t& op, int64_t e, int64_t& index) {
+    const int64_t a = op.a_end - op.a_begin, b = op.b_end - op.b_begin;
+    if (e < a) {
+        index = op.a_begin + e;
+        return 0;
+    }
+    if (e < a + b) {
+        index = op.b_begin + e - a;
+        return 1;
+    }
+    index = op.c_begin + e - a - b;
+    return index < op.c_end ? 2 : -1;
+}
+
+// sum[row] += x, the row known only at run time (selects, so that sum stays in registers).
+WITNESS_FN void add_to_row(fr_t (&sum)[3], int row, const fr_t& x) {
+#pragma unroll
+    for (int m = 0; m < 3; m++) {
+        if (m == row) sum[m] = sum[m] + x;
+    }
+}
 
 // The three rows op reads, as (columns, coefficients) pointers: a BIT op's `lin` row for A.
 #define OP_ROWS(op, rows)                                                                  \
@@ -86,11 +122,23 @@ WITNESS_FN bool is_bit(const op_t& op) { return (op.kind_extra & 0xff) == OP_BIT
     const fr_t* coeffs[3] = {is_bit(op) ? (rows).lin_coeffs : (rows).a_coeffs,             \
                              (rows).b_coeffs, (rows).c_coeffs}
 
-// The first entry of each row, loaded together (one load latency, not three).
+// The first entry of each row, loaded together (one load latency, not three); with
+// WITNESS_FLAT_ROWS the one entry.
 WITNESS_FN op_start first_entries(const op_t& op, uint32_t lane, const witness_rows& rows) {
+    OP_ROWS(op, rows);
+#if WITNESS_FLAT_ROWS
+    op_start first;
+    int64_t index = 0;
+    first.row = flat_entry(op, lane, index);
+    const int row = first.row < 0 ? 0 : first.row;
+    const int64_t* row_cols = row == 0 ? cols[0] : row == 1 ? cols[1] : cols[2];
+    const fr_t* row_coeffs = row == 0 ? coeffs[0] : row == 1 ? coeffs[1] : coeffs[2];
+    first.col = first.row >= 0 ? row_cols[index] : -1;
+    first.coeff = first.row >= 0 ? load_vec(row_coeffs + index) : fr_t::zero();
+    return first;
+#else
     const int64_t begin[3] = {op.a_begin, op.b_begin, op.c_begin};
     const int64_t end[3] = {op.a_end, op.b_end, op.c_end};
-    OP_ROWS(op, rows);
     op_start first;
 #pragma unroll
     for (int m = 0; m < 3; m++) {
@@ -99,6 +147,7 @@ WITNESS_FN op_start first_entries(const op_t& op, uint32_t lane, const witness_r
         first.coeff[m] = e < end[m] ? load_vec(coeffs[m] + e) : fr_t::zero();
     }
     return first;
+#endif
 }
 
 // The sum of x over lanes 0 .. 2·half − 1, in lane 0 (half a power of two, at most
@@ -154,6 +203,23 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
     const int64_t begin[3] = {op.a_begin, op.b_begin, op.c_begin};
     const int64_t end[3] = {op.a_end, op.b_end, op.c_end};
     OP_ROWS(op, rows);
+#if WITNESS_FLAT_ROWS
+    fr_t sum[3] = {fr_t::zero(), fr_t::zero(), fr_t::zero()};
+    if (first.col >= 0) {
+        add_to_row(sum, first.row, first.coeff * load_z<LOCAL>(lanes, z + first.col));
+    }
+    const int64_t entries = (end[0] - begin[0]) + (end[1] - begin[1]) + (end[2] - begin[2]);
+    // more entries than the op's lanes: the rest, lane-strided
+    for (int64_t e = WITNESS_OP_LANES + lane; e < entries; e += WITNESS_OP_LANES) {
+        int64_t index = 0;
+        const int row = flat_entry(op, e, index);
+        const int64_t* row_cols = row == 0 ? cols[0] : row == 1 ? cols[1] : cols[2];
+        const fr_t* row_coeffs = row == 0 ? coeffs[0] : row == 1 ? coeffs[1] : coeffs[2];
+        const fr_t product = load_vec(row_coeffs + index) * load_z<LOCAL>(lanes, z + row_cols[index]);
+        add_to_row(sum, row, product);
+    }
+    const int half = warp_sum_half(entries);  // each row's entries lie in lanes 0 .. entries − 1
+#else
     fr_t sum[3];
 #pragma unroll
     for (int m = 0; m < 3; m++) {
@@ -170,6 +236,7 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
 #pragma unroll
     for (int m = 0; m < 3; m++) longest = longest > end[m] - begin[m] ? longest : end[m] - begin[m];
     const int half = warp_sum_half(longest);
+#endif
 #pragma unroll
     for (int m = 0; m < 3; m++) sum[m] = warp_sum(lanes, sum[m], half);
     fr_t value;
