@@ -54,7 +54,7 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     ),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
     "timing only: blocks without barriers": ("blocks", {"WITNESS_TIMING_NO_BARRIER": 1}),
-    "timing only: blocks' steps without ops": ("blocks", {"WITNESS_TIMING_NO_OPS": 1}),
+    "timing only: blocks' steps and barriers, no ops": ("blocks", {"WITNESS_TIMING_NO_OPS": 1}),
 }
 """Variant name → (kernel, defines; the empty set is the kernel's defaults)."""
 

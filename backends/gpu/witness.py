@@ -103,7 +103,7 @@ def op_table(program: WitnessProgram) -> np.ndarray:
 
 def _threads(gpu: Gpu) -> int:
     threads = int(gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS))
-    if threads < 32 or threads % 32:  # the barriers and the groups' shuffles need whole warps
+    if threads < 32 or threads % 32:  # a whole warp's shuffle mask at 32 lanes an op
         raise GpuError(f"WITNESS_THREADS {threads}: the witness kernels need whole warps of 32")
     return threads
 

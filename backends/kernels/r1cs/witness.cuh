@@ -4,12 +4,12 @@
 // The program is thousands of levels of a few hundred ops each (porep-lite 2^20: 6,273 levels
 // of ~166), so one launch per level would be launch-bound. witness_levels runs every level in
 // one persistent launch instead: a group of WITNESS_OP_LANES lanes per op (a whole warp by
-// default; the lanes split the rows' entries), and a grid-wide barrier between levels. A level then costs the latency of one op (loads, products,
-// warp sums: ~7 µs on the H200) plus the barrier's (~1.5 µs); see bench/NOTES.md for the A/B
-// of block sizes, barriers and prefetching across the barrier (no gain). The blocks must all be
-// resident at once: the host launches no more than fit. When the program splits into
-// independent parts (porep-lite: a challenge each), witness_blocks runs them without the grid
-// barrier instead (backends/gpu/witness_schedule.py).
+// default; the lanes split the rows' entries), and a grid-wide barrier between levels. A level
+// then costs the latency of one op (loads, products, group sums: ~7 µs on the H200) plus the
+// barrier's (~1.5 µs); see bench/NOTES.md for the A/B of block sizes, barriers and prefetching
+// across the barrier (no gain). The blocks must all be resident at once: the host launches no
+// more than fit. When the program splits into independent parts (porep-lite: a challenge each),
+// witness_blocks runs them without the grid barrier instead (backends/gpu/witness_schedule.py).
 //
 // z is kept in Montgomery form. B's and lin's coefficients are canonical (as the SpMV reads
 // them), so coeff·z_mont under the Montgomery product is the canonical coeff·z; A's and C's are
@@ -29,7 +29,7 @@
 #ifndef WITNESS_THREADS
 #define WITNESS_THREADS 128
 #endif
-#ifndef WITNESS_NARROW_SUMS  // 1: a warp sum over only as many lanes as the op's longest row
+#ifndef WITNESS_NARROW_SUMS  // 1: a group sum over only the lanes that hold the op's entries
 #define WITNESS_NARROW_SUMS 1
 #endif
 #ifndef WITNESS_SCALED_ROWS  // 1: A and C rows pre-scaled per op (witness_scale_rows), so a
@@ -60,6 +60,18 @@ static_assert(WITNESS_OP_LANES >= 1 && WITNESS_OP_LANES <= 32 &&
 #else
 #define WITNESS_FN inline
 #endif
+
+// Thread `thread` of a block (blocks are whole warps): its lane in its op group, its group in
+// the block, and the mask of its group's lanes in its warp (the shuffles' participants).
+struct op_group {
+    uint32_t lane, group, mask;
+};
+
+WITNESS_FN op_group op_group_of(uint32_t thread) {
+    const uint32_t first_lane = thread & 31 & ~(uint32_t)(WITNESS_OP_LANES - 1);
+    return {thread % WITNESS_OP_LANES, thread / WITNESS_OP_LANES,
+            (0xffffffffu >> (32 - WITNESS_OP_LANES)) << first_lane};
+}
 
 // One op as the kernels read it (built once per program by the host): aux j, kind | extra << 8
 // (extra: the inverse's index for SOLVE, the bit for BIT), and the entry ranges of its rows in
@@ -174,27 +186,29 @@ WITNESS_FN void store_z(const Lanes& lanes, fr_t* p, const fr_t& value) {
     }
 }
 
-// How many lanes a warp sum adds, halved: all the op's lanes, or only as many as its longest
-// row.
-WITNESS_FN int warp_sum_half(int64_t longest) {
+// How many lanes a group sum adds, halved: all the op's lanes, or only those that hold one of
+// its entries (lanes 0 .. held − 1: its longest row's length, or with WITNESS_FLAT_ROWS its
+// entries in all).
+WITNESS_FN int warp_sum_half(int64_t held) {
 #if WITNESS_NARROW_SUMS
-    if (longest >= WITNESS_OP_LANES) return WITNESS_OP_LANES / 2;
-    if (longest < 2) return 0;
+    if (held >= WITNESS_OP_LANES) return WITNESS_OP_LANES / 2;
+    if (held < 2) return 0;
 #if defined(__CUDA_ARCH__)
-    return 1 << (31 - __clz((int)longest - 1));
+    return 1 << (31 - __clz((int)held - 1));
 #else
-    return 1 << (31 - __builtin_clz((unsigned)longest - 1));
+    return 1 << (31 - __builtin_clz((unsigned)held - 1));
 #endif
 #else
-    (void)longest;
+    (void)held;
     return WITNESS_OP_LANES / 2;
 #endif
 }
 
-// Op `op` by one group of lanes, from its first entries: aux[op.aux] = its value. With canonical rows,
-// inv_r3[k] is the k-th inverse times R^3, so that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 =
-// (a·b − c)·inv in Montgomery form. With scaled rows (witness_scale_row) A·z is a·inv·R^2 and
-// C·z is c·inv·R, so (A·z)(B·z)·R^-1 − C·z is that value with one product fewer.
+// Op `op` by one group of lanes, from its first entries: aux[op.aux] = its value. With
+// canonical rows, inv_r3[k] is the k-th inverse times R^3, so that
+// ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 = (a·b − c)·inv in Montgomery form. With scaled rows
+// (witness_scale_row) A·z is a·inv·R^2 and C·z is c·inv·R, so (A·z)(B·z)·R^-1 − C·z is that
+// value with one product fewer.
 template <bool LOCAL, class Lanes>
 WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first,
                        const witness_rows& rows, const fr_t* inv_r3, const fr_t* z, fr_t* aux) {
@@ -215,10 +229,10 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
         const int row = flat_entry(op, e, index);
         const int64_t* row_cols = row == 0 ? cols[0] : row == 1 ? cols[1] : cols[2];
         const fr_t* row_coeffs = row == 0 ? coeffs[0] : row == 1 ? coeffs[1] : coeffs[2];
-        const fr_t product = load_vec(row_coeffs + index) * load_z<LOCAL>(lanes, z + row_cols[index]);
-        add_to_row(sum, row, product);
+        const fr_t coeff = load_vec(row_coeffs + index);
+        add_to_row(sum, row, coeff * load_z<LOCAL>(lanes, z + row_cols[index]));
     }
-    const int half = warp_sum_half(entries);  // each row's entries lie in lanes 0 .. entries − 1
+    const int half = warp_sum_half(entries);  // entries lie in lanes 0 .. min(entries, lanes) − 1
 #else
     fr_t sum[3];
 #pragma unroll
