@@ -52,6 +52,11 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
         "blocks",
         {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 16},
     ),
+    # flat rows fit 128 registers without spilling (the per-row path spills 160 bytes)
+    "blocks, flat rows, 8 lanes, 4 blocks a multiprocessor": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8, "WITNESS_BLOCKS_PER_SM": 4},
+    ),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
     "timing only: blocks without barriers": ("blocks", {"WITNESS_TIMING_NO_BARRIER": 1}),
     "timing only: blocks' steps and barriers, no ops": ("blocks", {"WITNESS_TIMING_NO_OPS": 1}),
