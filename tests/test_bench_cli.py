@@ -126,6 +126,23 @@ def test_bench_synth(capsys):
     assert "synthesis" in text and "constraints 3" in text
 
 
+def test_bench_synth_says_where_a_fresh_compile_went(tmp_path, capsys, monkeypatch):
+    """A compile made by the bench's check reports its steps (record, check, save) beside its
+    total; a compile loaded from the cache reports none."""
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["bench", "synth", "--challenges", "2", "--depth", "3", *FAST, "--json"]
+    assert run(capsys, *args, tmp_path / "fresh.json")[0] == 0
+    fresh = json.loads((tmp_path / "fresh.json").read_text())["variants"][0]["check"]
+    steps = [fresh[f"compile_{step}_ms"] for step in ("record", "check", "save")]
+    assert all(ms > 0 for ms in steps)
+    assert fresh["compile_ms"] >= steps[0] + steps[1]  # the save comes after the compile's span
+    assert run(capsys, *args, tmp_path / "cached.json")[0] == 0
+    cached = json.loads((tmp_path / "cached.json").read_text())["variants"][0]["check"]
+    assert cached["compile_ms"] is None and not any(
+        k.startswith("compile_") for k in cached if k != "compile_ms"
+    )
+
+
 def test_planted_slowdown_fails_compare_and_isolate_names_its_phase(tmp_path, capsys):
     slow = profile(tmp_path, "slow", "[debug.sleep_ms]\nmsm_l = 40")
     a, b = tmp_path / "a.json", tmp_path / "b.json"

@@ -403,7 +403,8 @@ def test_pipelined_proofs_verify_and_equal_the_sequential_ones(tmp_path, keys, n
 @pytest.mark.parametrize("pipeline", [True, False], ids=["pipeline-on", "pipeline-off"])
 def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys, pipeline):
     trace = tmp_path / "trace.jsonl"
-    slow = "[debug.sleep_ms]\nmsm_h = 150\n"  # stage 2 far longer than the next synthesis
+    # stage 2 far longer than the next synthesis, which lasts long enough to see beside it
+    slow = "[debug.sleep_ms]\nmsm_h = 150\nsynthesis = 5\n"
     config = _config(
         tmp_path,
         {"d1": keys["d1"]},
@@ -422,6 +423,10 @@ def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys,
     finally:
         engine.shutdown()
     beside = _overlaps_across_jobs(trace)
+    # stage 1's and the prover's synthesis spans, each with its planted 5 ms (seconds here)
+    syntheses = [s for s in read_trace(trace).spans if s.name.startswith("synthesis ")]
+    assert len(syntheses) == 8
+    assert all(s.end is not None and s.end - s.start >= 0.005 for s in syntheses)
     if pipeline:
         # beside one of the job before's backend phases (which one depends on the host's speed)
         spans = sorted(read_trace(trace).spans, key=lambda span: span.start)
@@ -430,7 +435,7 @@ def test_engine_proves_verifies_and_the_trace_shows_the_pipeline(tmp_path, keys,
         ]
         assert any(ms > 1 and not other.startswith("synthesis ") for _, other, ms in beside), (
             beside,
-            shown,  # flaky under CPU contention twice (round 24): these show where time went
+            shown,  # these show where time went
         )
     else:
         assert all(ms < 1 for _, _, ms in beside), beside

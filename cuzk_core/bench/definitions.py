@@ -273,9 +273,11 @@ class SynthBench:
             start = time.perf_counter()
             loaded = load_compiled(state)
             load_ms = (time.perf_counter() - start) * 1000
+            fresh = compiled.source == "compiled"
             info.update(
                 path="gadgets (asked for)" if self.gadgets else "compiled",
-                compile_ms=round(compiled.compile_ms, 1) if compiled.source == "compiled" else None,
+                compile_ms=round(compiled.compile_ms, 1) if fresh else None,
+                **(_compile_steps(backend) if fresh else {}),
                 load_ms=round(load_ms, 1) if loaded is not None else None,
                 cache_bytes=compiled.cache_bytes,
                 **compiled.program.counts(),
@@ -314,6 +316,20 @@ class SynthBench:
 
     def release(self, backend: Backend, state: Any) -> None:
         """Nothing was placed on the backend."""
+
+
+_COMPILE_STEPS = {"record": "record", "check_program": "check", "save_compiled": "save"}
+"""The compile's spans (cuzk_core/witness/compiled.py) → their check-info names."""
+
+
+def _compile_steps(backend: Backend) -> dict[str, float]:
+    """``compile_<step>_ms`` of the compile just made on ``backend`` (its last span of each
+    step): where a fresh compile's time went."""
+    steps = {}
+    for span in backend.ctx.timer.spans:
+        if span.name in _COMPILE_STEPS and span.end is not None:
+            steps[f"compile_{_COMPILE_STEPS[span.name]}_ms"] = round(span.ms, 1)
+    return steps
 
 
 @attrs.frozen

@@ -48,7 +48,7 @@ from cuzk_core.engine.scheduler import QueuedJob, Scheduler
 from cuzk_core.engine.store import JobStore
 from cuzk_core.errors import CuzkError
 from cuzk_core.groth16.keys import VerifyingKey
-from cuzk_core.groth16.prover import ProofResult
+from cuzk_core.groth16.prover import ProofResult, phase_span
 from cuzk_core.groth16.verifier import check_own_proof
 from cuzk_core.plugins import Plugins, load_plugins
 from cuzk_core.profile import Profile
@@ -487,7 +487,7 @@ class Engine:
         try:
             backend = self._plugins.backend(self.config.profile, timer)
             spec = self.residency.spec(record.key_id)
-            with timer.span(SYNTHESIS, backend=backend.name):
+            with phase_span(backend, SYNTHESIS):
                 prepared = synthesize_job(backend, spec, record.input)
         except Exception as exc:
             self._fail(live, exc)

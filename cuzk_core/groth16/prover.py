@@ -161,13 +161,10 @@ def prove(
     that is another (CPU) backend.
     """
     progress = progress or NullProgress()
-    timer = backend.ctx.timer
-    planted = dict(backend.ctx.profile.debug.sleep_ms)
     convention = key.convention
 
     def phase(name: str, on: Backend = backend) -> contextlib.AbstractContextManager[Span]:
-        span = timer.span(name, backend=on.name)
-        return _planted_delay(span, planted[name]) if name in planted else span
+        return phase_span(backend, name, on.name)
 
     with phase("prepare"):  # one-time backend work (kernel builds) kept out of the phases below
         backend.prepare()
@@ -275,9 +272,20 @@ def _release(backend: Backend, bases: dict, pinned: object) -> None:
     backend.unpin(pinned)
 
 
+def phase_span(
+    backend: Backend, name: str, backend_name: str | None = None
+) -> contextlib.AbstractContextManager[Span]:
+    """Phase ``name``'s span on ``backend``'s timer (named for ``backend_name``, else the
+    backend), with the profile's test-only ``debug.sleep_ms`` slowdown inside when it names the
+    phase."""
+    span = backend.ctx.timer.span(name, backend=backend_name or backend.name)
+    planted = dict(backend.ctx.profile.debug.sleep_ms).get(name)
+    return span if planted is None else _planted_delay(span, planted)
+
+
 @contextlib.contextmanager
 def _planted_delay(span: contextlib.AbstractContextManager[Span], ms: int) -> Iterator[Span]:
-    """Sleep ``ms`` inside ``span``: the profile's test-only ``debug.sleep_ms`` slowdown."""
+    """Sleep ``ms`` inside ``span``."""
     with span as record:
         time.sleep(ms / 1000)
         yield record
