@@ -794,10 +794,10 @@ def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, sche
     warp an op or several ops a warp (``WITNESS_OP_LANES``, its groups shuffling apart), each
     row on the lanes or the three as one list (``WITNESS_FLAT_ROWS``), each give the CPU's
     witness, bit for bit, on programs of several parts (porep-lite paths), one part (a single
-    path) and random gadgets."""
+    path), random gadgets and rows past a warp."""
     from cuzk_backend_gpu.witness import from_montgomery, run_program
     from cuzk_core.circuits import PorepLite
-    from cuzk_core.conformance.checks import GadgetCircuit
+    from cuzk_core.conformance.checks import GadgetCircuit, WideRowsCircuit
     from cuzk_core.witness.compiled import compile_circuit
     from cuzk_core.witness.evaluate import evaluate_program
     from cuzk_core.witness.replay import replay
@@ -809,7 +809,8 @@ def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, sche
     backend = load_plugins().backend(load_profile("cpu"))
     gpu = plugin.gpu
     monkeypatch.setitem(gpu.defines, "r1cs/witness.cu", defines)
-    for circuit in (PorepLite(challenges=5, depth=2), PorepLite(1, 3), GadgetCircuit(41, 3)):
+    circuits = (PorepLite(challenges=5, depth=2), PorepLite(1, 3), GadgetCircuit(41, 3))
+    for circuit in (*circuits, WideRowsCircuit(2)):  # the last: rows past a warp
         compiled, _ = compile_circuit(backend, circuit, use_cache=False)
         program = compiled.program
         inputs, hints = replay(circuit, program)

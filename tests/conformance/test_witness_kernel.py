@@ -19,14 +19,11 @@ from host_build import build_harness
 from cuzk_backend_gpu.witness import op_table
 from cuzk_backend_gpu.witness_schedule import block_schedule
 from cuzk_core.circuits import PorepLite
-from cuzk_core.conformance.checks import GadgetCircuit
+from cuzk_core.conformance.checks import GadgetCircuit, WideRowsCircuit
 from cuzk_core.field.constants import FR_MODULUS as R
-from cuzk_core.gadgets.bits import pack_bits, to_bits_le
-from cuzk_core.gadgets.num import AllocatedNum, Num
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
-from cuzk_core.r1cs import ONE, ConstraintSystem, LinearCombination
 from cuzk_core.witness.compiled import compile_circuit
 from cuzk_core.witness.evaluate import evaluate_program
 from cuzk_core.witness.program import HINT, WitnessProgram
@@ -36,65 +33,12 @@ HARNESS = Path(__file__).with_name("witness_host.cpp")
 MONT = 1 << 256
 
 
-class WideCircuit:
-    """Rows past a warp in every slot: 254-bit decompositions (bits up to 253) of a 40-term
-    and of a 255-term combination, a solved value whose C row has 61 entries, in ``parts``
-    independent copies."""
-
-    name = "witness-kernel-wide"
-
-    def __init__(self, parts: int) -> None:
-        self.parts = parts
-
-    def knobs(self) -> dict[str, int]:
-        """How many copies."""
-        return {"parts": self.parts}
-
-    def public_inputs(self) -> list[int]:
-        """Each copy's solved value."""
-        return [self._solved(p) for p in range(self.parts)]
-
-    def _hints(self, part: int) -> list[int]:
-        return [pow(7 + part, 3 * k + 1, R) for k in range(40)]
-
-    def _solved(self, part: int) -> int:
-        hints = self._hints(part)
-        combination = sum((k + 1) * h for k, h in enumerate(hints)) % R
-        bits = [(combination >> i) & 1 for i in range(254)]
-        return (hints[0] * hints[1] - sum((i + 3) * b for i, b in enumerate(bits[:60]))) % R
-
-    def synthesize(self, cs: ConstraintSystem) -> None:
-        """Per copy: hints, their combination's bits, the solved value, its output, and the
-        bits of the packed bits plus the solved value."""
-        outputs = [cs.alloc_input(f"out {p}", v) for p, v in enumerate(self.public_inputs())]
-        for part, out in enumerate(outputs):
-            with cs.namespace(f"part {part}"):
-                hints = [
-                    AllocatedNum.alloc(cs, f"h{k}", h) for k, h in enumerate(self._hints(part))
-                ]
-                terms = LinearCombination()
-                for k, h in enumerate(hints):
-                    terms = terms + h.lc * (k + 1)
-                value = sum((k + 1) * h.value for k, h in enumerate(hints)) % R
-                bits = to_bits_le(cs, Num(terms, value), 254)
-                solved = self._solved(part)
-                y = cs.alloc_solved("y", solved)
-                row = LinearCombination({y: 1})
-                for i, bit in enumerate(bits[:60]):
-                    row = row + bit.lc * (i + 3)
-                cs.enforce("y", hints[0].lc, hints[1].lc, row)
-                cs.enforce("out", y, ONE, out)
-                packed = pack_bits(bits)
-                with cs.namespace("again"):
-                    to_bits_le(cs, Num(packed.lc + y, (packed.value + solved) % R), 254)
-
-
 CIRCUITS = {
     "porep-lite 3 paths": PorepLite(challenges=3, depth=2),
     "porep-lite 1 path": PorepLite(challenges=1, depth=3),
     "gadgets 41": GadgetCircuit(41, 3),
     "gadgets 7": GadgetCircuit(7, 5),
-    "wide rows, 3 parts": WideCircuit(3),
+    "wide rows, 3 parts": WideRowsCircuit(3),
 }
 
 

@@ -42,7 +42,7 @@ from .base import (
     subject,
     unchanged,
 )
-from .circuits import GadgetCircuit, TinyCircuit
+from .circuits import GadgetCircuit, TinyCircuit, WideRowsCircuit
 from .field import check_evaluate_r1cs, check_quotient, check_transform
 from .msm import check_fixed_base, check_msm
 from .poseidon import POSEIDON_WIDTHS, check_poseidon, poseidon_by_definition
@@ -62,6 +62,7 @@ __all__ = [
     "Outcome",
     "Subject",
     "TinyCircuit",
+    "WideRowsCircuit",
     "check_evaluate_r1cs",
     "check_fixed_base",
     "check_msm",

@@ -1,5 +1,5 @@
 """The circuits the checks prove and compile: a tiny one of squarings and bits, random ones
-built from every gadget, and porep-lite at small sizes.
+built from every gadget, one whose rows run past a warp, and porep-lite at small sizes.
 """
 
 from __future__ import annotations
@@ -133,6 +133,66 @@ class GadgetCircuit:
         enforce_equal(cs, "last", nums[-1], nums[-1])
 
 
+class WideRowsCircuit:
+    """Rows past a warp in every slot: 254-bit decompositions (bits up to 253) of a 40-term
+    and of a 255-term combination, a solved value whose C row has 61 entries, in ``parts``
+    independent copies; ``values`` draws the hints (the instance), not the constraints."""
+
+    name = "conformance-wide-rows"
+
+    def __init__(self, parts: int, values: int = 0) -> None:
+        self.parts, self.values = parts, values
+
+    def knobs(self) -> dict[str, int]:
+        """Copies and the value seed."""
+        return {"parts": self.parts, "values": self.values}
+
+    def shape(self) -> dict[str, int]:
+        """The values do not change the constraints."""
+        return {"parts": self.parts}
+
+    def public_inputs(self) -> list[int]:
+        """Each copy's solved value."""
+        return [self._solved(p) for p in range(self.parts)]
+
+    def _hints(self, part: int) -> list[int]:
+        return [pow(7 + part + 101 * self.values, 3 * k + 1, R) for k in range(40)]
+
+    def _solved(self, part: int) -> int:
+        hints = self._hints(part)
+        combination = sum((k + 1) * h for k, h in enumerate(hints)) % R
+        bits = [(combination >> i) & 1 for i in range(254)]
+        return (hints[0] * hints[1] - sum((i + 3) * b for i, b in enumerate(bits[:60]))) % R
+
+    def synthesize(self, cs: ConstraintSystem) -> None:
+        """Per copy: hints, their combination's bits, the solved value, its output, and the
+        bits of the packed bits plus the solved value."""
+        from cuzk_core.gadgets.bits import pack_bits, to_bits_le
+        from cuzk_core.gadgets.num import AllocatedNum, Num
+
+        outputs = [cs.alloc_input(f"out {p}", v) for p, v in enumerate(self.public_inputs())]
+        for part, out in enumerate(outputs):
+            with cs.namespace(f"part {part}"):
+                hints = [
+                    AllocatedNum.alloc(cs, f"h{k}", h) for k, h in enumerate(self._hints(part))
+                ]
+                terms = LinearCombination()
+                for k, h in enumerate(hints):
+                    terms = terms + h.lc * (k + 1)
+                value = sum((k + 1) * h.value for k, h in enumerate(hints)) % R
+                bits = to_bits_le(cs, Num(terms, value), 254)
+                solved = self._solved(part)
+                y = cs.alloc_solved("y", solved)
+                row = LinearCombination({y: 1})
+                for i, bit in enumerate(bits[:60]):
+                    row = row + bit.lc * (i + 3)
+                cs.enforce("y", hints[0].lc, hints[1].lc, row)
+                cs.enforce("out", y, cs.one, out)
+                packed = pack_bits(bits)
+                with cs.namespace("again"):
+                    to_bits_le(cs, Num(packed.lc + y, (packed.value + solved) % R), 254)
+
+
 # ---------------------------------------------------------------- compiled circuits
 
 
@@ -148,6 +208,7 @@ COMPILED_CIRCUITS: dict[str, Callable[[random.Random], Callable[[int], Any]]] = 
     "porep-lite-5x1-copied": lambda rng: porep_lite(5, 1),  # 3 of its 5 paths are copies
     "tiny-all-hints": lambda rng: lambda seed: TinyCircuit(seed * 7919 % R, steps=4),
     "random-gadgets": lambda rng: functools.partial(GadgetCircuit, rng.randrange(1 << 30)),
+    "wide-rows-2": lambda rng: functools.partial(WideRowsCircuit, 2),  # rows past a warp
 }
 """Circuits the compiled path is checked on, by case: each maps a value seed to an instance of
 one shape (the random gadget circuits draw their structure from the check's rng)."""
