@@ -21,6 +21,7 @@ from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 from .driver import DeviceArray, EventClock, Gpu, GpuError
 from .field import matrix_on_device
 from .mapped import mapping_of
+from .witness_chains import sbox_heads, without_chain_tails
 from .witness_schedule import BlockSchedule, block_schedule, least_block_cost, level_cost
 
 _R = FR_MODULUS
@@ -35,6 +36,11 @@ SCALED_ROWS = 1
 OP_LANES = 32
 """The kernel's WITNESS_OP_LANES default: the lanes of a warp that run one op together. The
 schedules count these groups as their "warps"."""
+SBOX_CHAINS = 1
+"""Whether the kernels run each S-box chain (x², x⁴, x⁵) as one op (witness_chains.py); a
+``WITNESS_SBOX_CHAINS`` define overrides it (the host reads it, the kernels ignore it)."""
+OP_SBOX = 3
+"""The op_t kind of a chain's first op (witness.cuh's OP_SBOX)."""
 
 
 SCHEDULES = ("levels", "blocks")
@@ -55,9 +61,10 @@ _COMPARE_ROWS = 1 << 20
 class DeviceProgram:
     """A witness program's tables on the device, and the kernel that runs it."""
 
-    rows: dict[bool, tuple[DeviceArray, ...]]
-    """Columns and coefficients of A, B, C and ``lin`` in the kernels' argument order: canonical
-    (False), and once made, with A and C scaled per op (True; ``WITNESS_SCALED_ROWS``)."""
+    rows: dict[tuple[bool, bool], tuple[DeviceArray, ...]]
+    """Columns and coefficients of A, B, C and ``lin`` in the kernels' argument order, per
+    (scaled, chains): canonical (False, any), and once made, with A and C scaled per op of the
+    op table (True, and whether that table runs S-box chains as one op)."""
     inv_r3: DeviceArray
     """The SOLVE ops' inverses times R³."""
     hint_aux: DeviceArray
@@ -71,6 +78,10 @@ class DeviceProgram:
     launches: dict[tuple[str, str], tuple[int, tuple[DeviceArray, ...]]]
     """Per schedule and the kernels' defines, once uploaded: its blocks and its op tables in
     its argument order."""
+    chained: WitnessProgram | None = None
+    """The program without its S-box chains' tails (witness_chains.py), once a run needs it."""
+    heads: np.ndarray | None = None
+    """The chains' first ops, beside ``chained``."""
     runs: int = 0
     """Runs by the program's own kernel so far."""
     timings: dict[str, float] = attrs.Factory(dict)
@@ -83,9 +94,10 @@ class DeviceProgram:
         return self.close_call and self.runs > 0
 
 
-def op_table(program: WitnessProgram) -> np.ndarray:
+def op_table(program: WitnessProgram, heads: np.ndarray | None = None) -> np.ndarray:
     """The non-hint ops in level order as the kernel's ``op_t`` rows: aux, kind | extra << 8,
-    and the entry ranges of the rows they read (a BIT op's ``lin`` row in A's place)."""
+    and the entry ranges of the rows they read (a BIT op's ``lin`` row in A's place). The ops
+    at ``heads`` (witness_chains.py) are ``OP_SBOX`` rows that read their B row only."""
     aux = program.level_ops
     kind, arg = program.kind[aux].astype(np.int64), program.arg[aux]
     table = np.zeros((len(aux), _OP_BYTES // 8), dtype=np.int64)
@@ -98,6 +110,13 @@ def op_table(program: WitnessProgram) -> np.ndarray:
         table[solve, column + 1] = matrix.indptr[arg[solve] + 1]
     table[bit, 2] = program.lin.indptr[arg[bit]]
     table[bit, 3] = program.lin.indptr[arg[bit] + 1]
+    if heads is not None and len(heads):
+        chain = np.zeros(program.num_aux, dtype=bool)
+        chain[heads] = True
+        chain = chain[aux]
+        table[chain, 1] = OP_SBOX | program.extra[aux[chain]] << 8
+        table[chain, 2] = table[chain, 3]  # A and C empty
+        table[chain, 6] = table[chain, 7]
     return table
 
 
@@ -117,23 +136,25 @@ def _groups(gpu: Gpu) -> int:
 
 
 def _kernel_rows(
-    gpu: Gpu, program: WitnessProgram, loaded: DeviceProgram, ops: DeviceArray
+    gpu: Gpu, view: WitnessProgram, loaded: DeviceProgram, ops: DeviceArray
 ) -> tuple[DeviceArray, ...]:
     """The rows the kernels read under the current defines: with ``WITNESS_SCALED_ROWS`` (the
     default), copies of A and C scaled per op by ``witness_scale_rows``, made once from ``ops``
-    (a launch's op table: every op once, in any order)."""
+    (a launch's op table of ``view``, the kernel program: every op once, in any order; an
+    S-box chain's rows are left as they are, as its op reads only B)."""
     scaled = _scaled_rows(gpu)
-    found = loaded.rows.get(scaled)
+    key = (scaled, scaled and _sbox_chains(gpu))
+    found = loaded.rows.get(key)
     if found is None:
-        a_cols, a, b_cols, b, c_cols, c, lin_cols, lin = loaded.rows[False]
+        a_cols, a, b_cols, b, c_cols, c, lin_cols, lin = loaded.rows[False, False]
         a_out, c_out = gpu.copy(a), gpu.copy(c)
-        count = len(program.level_ops)
+        count = len(view.level_ops)
         gpu.launch(
             gpu.kernel(_MODULE, "witness_scale_rows"),
             count,
             (ops, np.uint64(count), a, c, loaded.inv_r3, a_out, c_out),
         )
-        found = loaded.rows[scaled] = (a_cols, a_out, b_cols, b, c_cols, c_out, lin_cols, lin)
+        found = loaded.rows[key] = (a_cols, a_out, b_cols, b, c_cols, c_out, lin_cols, lin)
     return found
 
 
@@ -155,6 +176,24 @@ def _blocks_resident(gpu: Gpu) -> int:
 
 def _scaled_rows(gpu: Gpu) -> bool:
     return bool(gpu.defines.get(_MODULE, {}).get("WITNESS_SCALED_ROWS", SCALED_ROWS))
+
+
+def _sbox_chains(gpu: Gpu) -> bool:
+    return bool(gpu.defines.get(_MODULE, {}).get("WITNESS_SBOX_CHAINS", SBOX_CHAINS))
+
+
+def kernel_program(
+    gpu: Gpu, program: WitnessProgram, loaded: DeviceProgram
+) -> tuple[WitnessProgram, np.ndarray | None]:
+    """The program the kernels schedule under the current defines, and its S-box chains' first
+    ops (None: every op runs alone)."""
+    if not _sbox_chains(gpu):
+        return program, None
+    if loaded.chained is None:
+        loaded.heads = sbox_heads(program)
+        loaded.chained = without_chain_tails(program, loaded.heads)
+    assert loaded.heads is not None
+    return loaded.chained, loaded.heads
 
 
 def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
@@ -193,29 +232,31 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         # Per distinct coefficient, not per op: a few values for any circuit.
         inv_r3 = ints_to_limbs([v * _R3 % _R for v in limbs_to_ints(program.inverses)])
         hint_aux = np.flatnonzero(program.kind == HINT).astype(np.int64)
-        warps = _groups(gpu)
-        levels = level_cost(program, _level_blocks(gpu, program) * warps)
-        fits = _blocks_resident(gpu)
-        least = least_block_cost(program, fits, warps) if program.num_levels else levels + 1
-        # The schedule costs ~0.15 s a million ops: found now only when it may run first.
-        blocks = block_schedule(program, fits, warps) if least <= levels else None
-        schedule = "blocks" if blocks is not None and blocks.cost <= levels else "levels"
-        cost = blocks.cost if blocks is not None else least
         found = DeviceProgram(
-            rows={False: tuple(array for pair in rows for array in pair)},
+            rows={(False, False): tuple(array for pair in rows for array in pair)},
             inv_r3=gpu.to_device(inv_r3.reshape(-1, 4)),
             hint_aux=gpu.to_device(hint_aux),
             hint_slot=gpu.to_device(program.arg[hint_aux].astype(np.int64)),
             num_hints=len(hint_aux),
-            schedule=schedule,
-            # The least cost is a floor: blocks beyond the slack by it are beyond by any.
-            close_call=levels <= COST_SLACK * cost and cost <= COST_SLACK * levels,
+            schedule="levels",
+            close_call=False,
             launches={},
         )
+        view, _ = kernel_program(gpu, program, found)
+        warps = _groups(gpu)
+        levels = level_cost(view, _level_blocks(gpu, view) * warps)
+        fits = _blocks_resident(gpu)
+        least = least_block_cost(view, fits, warps) if view.num_levels else levels + 1
+        # The schedule costs ~0.15 s a million ops: found now only when it may run first.
+        blocks = block_schedule(view, fits, warps) if least <= levels else None
+        found.schedule = "blocks" if blocks is not None and blocks.cost <= levels else "levels"
+        cost = blocks.cost if blocks is not None else least
+        # The least cost is a floor: blocks beyond the slack by it are beyond by any.
+        found.close_call = levels <= COST_SLACK * cost and cost <= COST_SLACK * levels
         cache[program] = found
         if program.num_levels:
-            _, tables = _launch_tables(gpu, program, found, schedule, blocks)
-            _kernel_rows(gpu, program, found, tables[0])
+            _, tables = _launch_tables(gpu, program, found, found.schedule, blocks)
+            _kernel_rows(gpu, view, found, tables[0])
     return found
 
 
@@ -226,18 +267,20 @@ def _launch_tables(
     schedule: str,
     blocks: BlockSchedule | None = None,
 ) -> tuple[int, tuple[DeviceArray, ...]]:
-    """The blocks and op tables ``schedule``'s kernel runs ``program`` with, uploaded once."""
+    """The blocks and op tables ``schedule``'s kernel runs ``program`` with (its kernel program
+    under the current defines: ``blocks`` is that one's), uploaded once."""
     key = _launch_key(gpu, schedule)
     found = loaded.launches.get(key)
     if found is None:
-        table = op_table(program)
+        view, heads = kernel_program(gpu, program, loaded)
+        table = op_table(view, heads)
         tables: tuple[DeviceArray, ...]
         if schedule == "levels":
-            tables = (gpu.to_device(table), loaded.inv_r3, gpu.to_device(program.level_ptr))
-            found = (_level_blocks(gpu, program), tables)
+            tables = (gpu.to_device(table), loaded.inv_r3, gpu.to_device(view.level_ptr))
+            found = (_level_blocks(gpu, view), tables)
         else:
             if blocks is None:
-                blocks = block_schedule(program, _blocks_resident(gpu), _groups(gpu))
+                blocks = block_schedule(view, _blocks_resident(gpu), _groups(gpu))
             tables = (
                 gpu.to_device(table[blocks.order]),
                 loaded.inv_r3,
@@ -311,7 +354,8 @@ def _solve(
 ) -> None:
     """Every computed entry of a started ``z``, by ``schedule``'s kernel."""
     blocks, tables = _launch_tables(gpu, program, loaded, schedule)
-    rows = _kernel_rows(gpu, program, loaded, tables[0])
+    view, _ = kernel_program(gpu, program, loaded)
+    rows = _kernel_rows(gpu, view, loaded, tables[0])
     threads = _threads(gpu)
     num_inputs = np.uint64(program.num_inputs)
     if schedule == "blocks":
@@ -327,7 +371,7 @@ def _solve(
     gpu.launch(
         gpu.kernel(_MODULE, "witness_levels"),
         blocks * threads,
-        (*rows, ops, inv_r3, level_ptr, np.uint64(program.num_levels), z, num_inputs, sync),
+        (*rows, ops, inv_r3, level_ptr, np.uint64(view.num_levels), z, num_inputs, sync),
         block=threads,
     )
     if sync.get()[1]:
@@ -351,8 +395,9 @@ def _choose(
     choice is made once: a failure (GpuError naming the first entry where the kernels disagree,
     or the device's own) leaves the model's pick, and the other kernel's tables are freed."""
     z_bytes = (program.num_inputs + program.num_aux) * 32
+    view, _ = kernel_program(gpu, program, loaded)
     # the other kernel's op table with its steps, and a second z
-    if gpu.free_bytes() < 2 * len(program.level_ops) * _OP_BYTES + z_bytes:
+    if gpu.free_bytes() < 2 * len(view.level_ops) * _OP_BYTES + z_bytes:
         loaded.close_call = False
         return run_program(gpu, program, inputs, hints)
     clock = EventClock(gpu)
@@ -361,7 +406,7 @@ def _choose(
     loaded.timings.clear()
     try:
         for schedule in SCHEDULES:  # tables and rows ready before anything is timed
-            _kernel_rows(gpu, program, loaded, _launch_tables(gpu, program, loaded, schedule)[1][0])
+            _kernel_rows(gpu, view, loaded, _launch_tables(gpu, program, loaded, schedule)[1][0])
         gpu.synchronize()
         for _ in range(CHOICE_ROUNDS):
             for schedule in SCHEDULES:
@@ -373,7 +418,7 @@ def _choose(
         if differs is not None:
             raise GpuError(
                 f"{gpu.name} backend: the witness kernels disagree at z[{differs}] "
-                f"(witness_levels against witness_blocks, {len(program.level_ops)} ops)"
+                f"(witness_levels against witness_blocks, {len(view.level_ops)} ops)"
             )
         chosen = min(SCHEDULES, key=loaded.timings.__getitem__)
         return z[chosen]

@@ -54,6 +54,7 @@ static_assert(WITNESS_OP_LANES >= 1 && WITNESS_OP_LANES <= 32 &&
 #define WITNESS_TIMING_NO_OPS 0
 #endif
 #define OP_BIT 2
+#define OP_SBOX 3  // x², x⁴, x⁵ of the B row's x into aux, aux + 1, aux + 2 (witness_chains.py)
 
 #if defined(__CUDACC__)
 #define WITNESS_FN __device__ __forceinline__
@@ -102,6 +103,7 @@ struct op_start {
 #endif
 
 WITNESS_FN bool is_bit(const op_t& op) { return (op.kind_extra & 0xff) == OP_BIT; }
+WITNESS_FN bool is_sbox(const op_t& op) { return (op.kind_extra & 0xff) == OP_SBOX; }
 
 // Entry e of the op's A, B and C entries in a row: its row (0, 1, 2; -1 past the last) and its
 // position in that row's matrix.
@@ -253,6 +255,17 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
 #endif
 #pragma unroll
     for (int m = 0; m < 3; m++) sum[m] = warp_sum(lanes, sum[m], half);
+    if (is_sbox(op)) {  // the B row is x (canonical coefficients: B·z is x itself, not x·R)
+        const fr_t x = sum[1].to_mont();
+        const fr_t x2 = x.sqr();
+        const fr_t x4 = x2.sqr();
+        if (lane == 0) {
+            store_z<LOCAL>(lanes, aux + op.aux, x2);
+            store_z<LOCAL>(lanes, aux + op.aux + 1, x4);
+            store_z<LOCAL>(lanes, aux + op.aux + 2, x4 * x);
+        }
+        return;
+    }
     fr_t value;
     if (bit) {
         const uint32_t b = (uint32_t)(op.kind_extra >> 8);
