@@ -2,7 +2,8 @@
 of the R1CS products' threads a row (``SPMV_LANES``) over that witness, as JSON.
 
 Each witness variant is a kernel (``witness_levels`` or ``witness_blocks``, backends/gpu/
-witness.py's schedules) and a set of defines for r1cs/witness.cu (see its tuning macros); each
+witness.py's schedules) and a set of defines for r1cs/witness.cu (see its tuning macros, and
+``WITNESS_SBOX_CHAINS``, which the host reads: backends/gpu/witness_chains.py); each
 products variant is r1cs/spmv.cu's ``SPMV_LANES``, timed over A·z, B·z and C·z of the proving
 matrices. Variants run alternating, ``--runs`` rounds after one warm-up, each timed with CUDA
 events around its kernels (inputs already on the device), and each variant's results must
@@ -56,6 +57,16 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "blocks, flat rows, 8 lanes, 4 blocks a multiprocessor": (
         "blocks",
         {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8, "WITNESS_BLOCKS_PER_SM": 4},
+    ),
+    "blocks, every op alone (no S-box chains)": ("blocks", {"WITNESS_SBOX_CHAINS": 0}),
+    "levels, every op alone (no S-box chains)": ("levels", {"WITNESS_SBOX_CHAINS": 0}),
+    "blocks, flat rows, 8 lanes, every op alone": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8, "WITNESS_SBOX_CHAINS": 0},
+    ),
+    "blocks, flat rows, every op alone": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_SBOX_CHAINS": 0},
     ),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
     "timing only: blocks without barriers": ("blocks", {"WITNESS_TIMING_NO_BARRIER": 1}),
