@@ -298,10 +298,12 @@ def test_the_model_picks_the_kernel_and_times_nothing_when_one_clearly_waits_les
     loaded = program_on_device(blocks_win, program)
     assert loaded.schedule == "blocks" and not loaded.close_call
     ((blocks, tables),) = loaded.launches.values()
-    schedule = block_schedule(program, 1 << 11, 1)
-    assert schedule.cost * witness.COST_SLACK < level_cost(program, 1)
+    view, heads = witness.kernel_program(blocks_win, program, loaded)
+    assert heads is not None and len(heads) == 8 * 2 * 80  # the S-boxes of 16 hashes
+    schedule = block_schedule(view, 1 << 11, 1)
+    assert schedule.cost * witness.COST_SLACK < level_cost(view, 1)
     assert blocks == schedule.blocks == 8
-    assert np.array_equal(tables[0], op_table(program)[schedule.order])
+    assert np.array_equal(tables[0], op_table(view, heads)[schedule.order])
     assert blocks_win.launches == ["witness_scale_rows"]  # the scaled rows, made once
     assert blocks_win.launch_args[0][0] is tables[0]  # from the launch's op table
     assert program_on_device(blocks_win, program) is loaded
@@ -418,7 +420,8 @@ def test_a_failed_or_unaffordable_timing_leaves_the_models_pick(monkeypatch):
     short = _TablesOnHost(1 << 16, 1 << 16)
     loaded = program_on_device(short, program)
     _run(short, program)
-    short.free = 2 * len(program.level_ops) * 64  # a second z does not fit beside the tables
+    view, _ = witness.kernel_program(short, program, loaded)
+    short.free = 2 * len(view.level_ops) * 64  # a second z does not fit beside the tables
     _run(short, program)
     assert short.launches == ["witness_start", f"witness_{loaded.schedule}"]
     assert not loaded.times_next_run and not loaded.timings
@@ -428,7 +431,12 @@ def test_narrower_op_groups_give_the_schedules_more_warps_a_block():
     """With ``WITNESS_OP_LANES`` below 32 a block of 128 threads holds 128 / lanes op groups:
     the block schedule deals over that many, and the level kernel needs fewer blocks for a
     level's ops. A width that is not a power of two up to 32 is refused by name."""
-    from cuzk_backend_gpu.witness import _launch_tables, _level_blocks, program_on_device
+    from cuzk_backend_gpu.witness import (
+        _launch_tables,
+        _level_blocks,
+        kernel_program,
+        program_on_device,
+    )
 
     program = _program(PorepLite(challenges=40, depth=2))
     wide = _TablesOnHost(1 << 16, 1 << 16)
@@ -438,7 +446,7 @@ def test_narrower_op_groups_give_the_schedules_more_warps_a_block():
     assert _level_blocks(wide, program) == -(-width // 16)
     loaded = program_on_device(wide, program)
     blocks, tables = _launch_tables(wide, program, loaded, "blocks")
-    schedule = block_schedule(program, (1 << 16) // 128, 16)
+    schedule = block_schedule(kernel_program(wide, program, loaded)[0], (1 << 16) // 128, 16)
     assert blocks == schedule.blocks
     assert len(tables[3]) == blocks * 16 + 1  # warp_ptr over the groups
     assert np.array_equal(tables[3], schedule.warp_ptr)
