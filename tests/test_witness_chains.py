@@ -37,7 +37,8 @@ def programs() -> dict[str, WitnessProgram]:
 
 def _row(matrix, r: int) -> list[tuple[int, tuple[int, ...]]]:
     span = slice(matrix.indptr[r], matrix.indptr[r + 1])
-    return list(zip(matrix.cols[span].tolist(), map(tuple, matrix.coeffs[span].tolist())))
+    coeffs = [tuple(c) for c in matrix.coeffs[span].tolist()]
+    return list(zip(matrix.cols[span].tolist(), coeffs, strict=True))
 
 
 def _heads_by_definition(program: WitnessProgram) -> list[int]:
