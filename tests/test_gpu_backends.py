@@ -778,6 +778,8 @@ def test_window_tables_hold_the_windows_the_core_counts():
         {"WITNESS_FLAT_ROWS": 1},
         {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8},
         {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 4, "WITNESS_SCALED_ROWS": 0},
+        {"WITNESS_SBOX_CHAINS": 0},
+        {"WITNESS_SBOX_CHAINS": 0, "WITNESS_SCALED_ROWS": 0, "WITNESS_FLAT_ROWS": 1},
     ],
     ids=[
         "canonical",
@@ -787,12 +789,15 @@ def test_window_tables_hold_the_windows_the_core_counts():
         "flat",
         "flat-8",
         "flat-4-canonical",
+        "every-op-alone",
+        "every-op-alone-flat-canonical",
     ],
 )
 def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, schedule, defines):
     """``witness_levels`` and ``witness_blocks``, on canonical or per-op scaled rows, a whole
     warp an op or several ops a warp (``WITNESS_OP_LANES``, its groups shuffling apart), each
-    row on the lanes or the three as one list (``WITNESS_FLAT_ROWS``), each give the CPU's
+    row on the lanes or the three as one list (``WITNESS_FLAT_ROWS``), S-box chains as one op
+    or every op alone (``WITNESS_SBOX_CHAINS``, read by the host), each give the CPU's
     witness, bit for bit, on programs of several parts (porep-lite paths), one part (a single
     path), random gadgets and rows past a warp."""
     from cuzk_backend_gpu.witness import from_montgomery, run_program
