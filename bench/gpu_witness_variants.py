@@ -84,12 +84,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--witness", default="all", help="witness variants: all, or none (the blocks kernel only)"
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="time only this witness variant (repeatable; its name as VARIANTS lists it)",
+    )
     parser.add_argument("--lanes", default="", help="SPMV_LANES values to time, e.g. 1,4,8")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.witness not in ("all", "none"):
         parser.error(f"--witness {args.witness!r}: all or none")
     variants = VARIANTS if args.witness == "all" else {"blocks": VARIANTS["blocks"]}
+    if args.variant:
+        unknown = [name for name in args.variant if name not in VARIANTS]
+        if unknown:
+            parser.error(f"--variant {unknown[0]!r}: one of {', '.join(map(repr, VARIANTS))}")
+        variants = {name: VARIANTS[name] for name in args.variant}
     lanes = [int(x) for x in args.lanes.split(",") if x.strip()]
 
     plugins = load_plugins()
