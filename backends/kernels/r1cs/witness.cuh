@@ -253,10 +253,8 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
     for (int m = 0; m < 3; m++) longest = longest > end[m] - begin[m] ? longest : end[m] - begin[m];
     const int half = warp_sum_half(longest);
 #endif
-#pragma unroll
-    for (int m = 0; m < 3; m++) sum[m] = warp_sum(lanes, sum[m], half);
     if (is_sbox(op)) {  // the B row is x (canonical coefficients: B·z is x itself, not x·R)
-        const fr_t x = sum[1].to_mont();
+        const fr_t x = warp_sum(lanes, sum[1], half).to_mont();  // A and C are empty
         const fr_t x2 = x.sqr();
         const fr_t x4 = x2.sqr();
         if (lane == 0) {
@@ -266,6 +264,8 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
         }
         return;
     }
+#pragma unroll
+    for (int m = 0; m < 3; m++) sum[m] = warp_sum(lanes, sum[m], half);
     fr_t value;
     if (bit) {
         const uint32_t b = (uint32_t)(op.kind_extra >> 8);
