@@ -78,7 +78,7 @@ def sbox_heads(program: WitnessProgram) -> np.ndarray:
     ok &= _single(m.b, fourth, column) & _single(m.a, fifth, column + 1)
     j, square, fifth = j[ok], square[ok], fifth[ok]
     j = j[_same_rows(m.a, square, m.b, square) & _same_rows(m.b, fifth, m.b, square)]
-    # An op that both ends one chain and starts another runs unfused (no S-box makes one).
+    # A chain overlapping an earlier one runs unfused (no S-box makes one: x⁵ is not x²).
     candidate = np.zeros(len(kind) + 2, dtype=bool)
     candidate[j + 2] = True
     return j[~candidate[j + 1] & ~candidate[j]]
