@@ -1,12 +1,16 @@
-"""A/B of the GPU witness kernels and their tuning macros on a compiled porep-lite program, as JSON.
+"""A/B of the GPU witness kernels and their tuning macros on a compiled porep-lite program, then
+of the R1CS products' threads a row (``SPMV_LANES``) over that witness, as JSON.
 
-Each variant is a kernel (``witness_levels`` or ``witness_blocks``, backends/gpu/witness.py's
-schedules) and a set of defines for r1cs/witness.cu (see its tuning macros); the variants run
-alternating, ``--runs`` rounds after one warm-up, each timed with CUDA events around the
-kernels of ``run_program`` (inputs and hints already on the device), and each variant's z must
+Each witness variant is a kernel (``witness_levels`` or ``witness_blocks``, backends/gpu/
+witness.py's schedules) and a set of defines for r1cs/witness.cu (see its tuning macros, and
+``WITNESS_SBOX_CHAINS``, which the host reads: backends/gpu/witness_chains.py); each
+products variant is r1cs/spmv.cu's ``SPMV_LANES``, timed over A·z, B·z and C·z of the proving
+matrices. Variants run alternating, ``--runs`` rounds after one warm-up, each timed with CUDA
+events around its kernels (inputs already on the device), and each variant's results must
 equal the first one's bit for bit.
 
     python bench/gpu_witness_variants.py --challenges 135 --depth 8 --out bench/results/X.json
+    python bench/gpu_witness_variants.py --challenges 2165 --depth 32 --witness none --lanes 1,4,8
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from cuzk_backend_gpu import field
 from cuzk_backend_gpu.driver import EventClock
 from cuzk_backend_gpu.witness import run_program
 from cuzk_core.bench.environment import capture
@@ -36,7 +42,35 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "blocks, 4 blocks a multiprocessor": ("blocks", {"WITNESS_BLOCKS_PER_SM": 4}),
     "blocks, 64 threads": ("blocks", {"WITNESS_THREADS": 64}),
     "blocks, 32 threads": ("blocks", {"WITNESS_THREADS": 32}),
+    "levels, 8 lanes an op": ("levels", {"WITNESS_OP_LANES": 8}),
+    "blocks, 8 lanes an op": ("blocks", {"WITNESS_OP_LANES": 8}),
+    "blocks, 4 lanes an op": ("blocks", {"WITNESS_OP_LANES": 4}),
+    "blocks, 16 lanes an op": ("blocks", {"WITNESS_OP_LANES": 16}),
+    "levels, flat rows": ("levels", {"WITNESS_FLAT_ROWS": 1}),
+    "blocks, flat rows": ("blocks", {"WITNESS_FLAT_ROWS": 1}),
+    "blocks, flat rows, 8 lanes an op": ("blocks", {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8}),
+    "blocks, flat rows, 16 lanes an op": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 16},
+    ),
+    # flat rows fit 128 registers without spilling (the per-row path spills 160 bytes)
+    "blocks, flat rows, 8 lanes, 4 blocks a multiprocessor": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8, "WITNESS_BLOCKS_PER_SM": 4},
+    ),
+    "blocks, every op alone (no S-box chains)": ("blocks", {"WITNESS_SBOX_CHAINS": 0}),
+    "levels, every op alone (no S-box chains)": ("levels", {"WITNESS_SBOX_CHAINS": 0}),
+    "blocks, flat rows, 8 lanes, every op alone": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8, "WITNESS_SBOX_CHAINS": 0},
+    ),
+    "blocks, flat rows, every op alone": (
+        "blocks",
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_SBOX_CHAINS": 0},
+    ),
     "timing only: levels without barriers": ("levels", {"WITNESS_TIMING_NO_BARRIER": 1}),
+    "timing only: blocks without barriers": ("blocks", {"WITNESS_TIMING_NO_BARRIER": 1}),
+    "timing only: blocks' steps and barriers, no ops": ("blocks", {"WITNESS_TIMING_NO_OPS": 1}),
 }
 """Variant name → (kernel, defines; the empty set is the kernel's defaults)."""
 
@@ -47,8 +81,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--backend", default="cupy")
+    parser.add_argument(
+        "--witness", default="all", help="witness variants: all, or none (the blocks kernel only)"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="time only this witness variant (repeatable; its name as VARIANTS lists it)",
+    )
+    parser.add_argument("--lanes", default="", help="SPMV_LANES values to time, e.g. 1,4,8")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
+    if args.witness not in ("all", "none"):
+        parser.error(f"--witness {args.witness!r}: all or none")
+    variants = VARIANTS if args.witness == "all" else {"blocks": VARIANTS["blocks"]}
+    if args.variant:
+        unknown = [name for name in args.variant if name not in VARIANTS]
+        if unknown:
+            parser.error(f"--variant {unknown[0]!r}: one of {', '.join(map(repr, VARIANTS))}")
+        variants = {name: VARIANTS[name] for name in args.variant}
+    lanes = [int(x) for x in args.lanes.split(",") if x.strip()]
 
     plugins = load_plugins()
     profile = load_profile("h200")
@@ -62,14 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     program = compiled.program
     print(f"compiled ({compiled.source}); replaying", file=sys.stderr, flush=True)
     inputs, hints = replay(circuit, program)
-    print(f"{len(VARIANTS)} variants x {args.runs + 1} rounds", file=sys.stderr, flush=True)
+    print(f"{len(variants)} variants x {args.runs + 1} rounds", file=sys.stderr, flush=True)
     clock = EventClock(gpu)
-    times: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    times: dict[str, list[float]] = {name: [] for name in variants}
     first_z: np.ndarray | None = None
     with gpu.scope():
         on_device = [gpu.to_device(x) for x in (inputs, hints)]
         for round_ in range(args.runs + 1):
-            for name, (schedule, defines) in VARIANTS.items():
+            for name, (schedule, defines) in variants.items():
                 gpu.defines["r1cs/witness.cu"] = defines
                 z, ms = clock.time(
                     lambda kernel=schedule: run_program(gpu, program, *on_device, kernel)
@@ -83,6 +136,11 @@ def main(argv: list[str] | None = None) -> int:
                         return 1
                 else:
                     times[name].append(ms)
+        gpu.defines.pop("r1cs/witness.cu", None)  # a real witness for the products, not a variant's
+        z_mont = run_program(gpu, program, *on_device)
+        products = _time_lanes(gpu, clock, compiled.proving_matrices, z_mont, lanes, args.runs)
+        if products is None:
+            return 1
     counts = program.counts()
     print(f"porep-lite c{args.challenges} d{args.depth}: {counts}")
     print(f"{'variant':48} {'median ms':>10} {'min':>8} {'max':>8} {'us/level':>9}")
@@ -90,15 +148,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, values in times.items():
         median = statistics.median(values)
         rows[name] = {
-            "median_ms": median,
-            "min_ms": min(values),
-            "max_ms": max(values),
-            "runs_ms": values,
-            "kernel": VARIANTS[name][0],
-            "defines": VARIANTS[name][1],
+            **_stats(values),
+            "kernel": variants[name][0],
+            "defines": variants[name][1],
         }
         per_level = 1000 * median / max(1, counts["levels"])
         print(f"{name:48} {median:10.2f} {min(values):8.2f} {max(values):8.2f} {per_level:9.2f}")
+    lane_rows = {f"SPMV_LANES={k}": _stats(v) for k, v in products.items()}
+    for name, row in lane_rows.items():
+        print(f"{'A·z, B·z, C·z, ' + name:48} {row['median_ms']:10.2f} {row['min_ms']:8.2f}")
     if args.out:
         record = {
             "benchmark": "gpu-witness-variants",
@@ -111,9 +169,44 @@ def main(argv: list[str] | None = None) -> int:
             },
             "environment": capture(),
             "variants": rows,
+            "r1cs_products": lane_rows,
         }
         args.out.write_text(json.dumps(record, indent=2) + "\n")
     return 0
+
+
+def _stats(values: list[float]) -> dict[str, object]:
+    return {
+        "median_ms": statistics.median(values),
+        "min_ms": min(values),
+        "max_ms": max(values),
+        "runs_ms": values,
+    }
+
+
+def _time_lanes(
+    gpu: Any, clock: EventClock, matrices: Any, z_mont: Any, lanes: list[int], runs: int
+) -> dict[int, list[float]] | None:
+    """ms of the three products per ``SPMV_LANES`` value, alternating, after a warm-up round whose
+    results must agree across the values (None, said on stderr, when they do not)."""
+    times: dict[int, list[float]] = {k: [] for k in lanes}
+    first: list[np.ndarray] | None = None
+    for round_ in range(runs + 1):
+        for k in lanes:
+            gpu.defines["r1cs/spmv.cu"] = {"SPMV_LANES": k}
+            out, ms = clock.time(
+                lambda: [field.spmv(gpu, m, z_mont) for m in (matrices.a, matrices.b, matrices.c)]
+            )
+            if round_ == 0:
+                got = [x.get() for x in out]
+                first = first or got
+                if any(not np.array_equal(g, f) for g, f in zip(got, first, strict=True)):
+                    print(f"SPMV_LANES={k}: different products", file=sys.stderr)
+                    return None
+            else:
+                times[k].append(ms)
+    gpu.defines.pop("r1cs/spmv.cu", None)
+    return times
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ if [ ! -f "$params/params.bin.cuzkkey" ]; then
 fi
 if [ ! -f "$out/prove.json" ]; then
     stamp "proofs with the key resident"
-    cuzk --profile "$profile" -q bench prove --params "$params" "${knobs[@]}" --runs 3 --warmup 1 \
+    cuzk --profile "$profile" -q bench prove --params "$params" "${knobs[@]}" --runs 3 --warmup 2 \
         --memlog "$out/prove-mem.csv" --json "$out/prove.json" > "$out/prove.txt"
     tail -20 "$out/prove.txt" >&2
 fi

@@ -119,10 +119,13 @@ class Backend:
         return done
 
     def evaluate_r1cs(
-        self, matrices: R1CSMatrices, witness: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(A·z, B·z, C·z)``."""
-        return self._call("cuzk_evaluate_r1cs", matrices=matrices, witness=witness)
+        self, matrices: R1CSMatrices, witness: np.ndarray, for_quotient: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple[Any, Any, Any]:
+        """``(A·z, B·z, C·z)``; with ``for_quotient``, possibly handles only this backend's
+        witness check and H take (see the hook)."""
+        return self._call(
+            "cuzk_evaluate_r1cs", matrices=matrices, witness=witness, for_quotient=for_quotient
+        )
 
     def ntt(self, values: np.ndarray, domain: EvaluationDomain) -> np.ndarray:
         """Forward NTT, natural order."""

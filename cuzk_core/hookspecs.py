@@ -214,8 +214,8 @@ def cuzk_witness(
 
 @hookspec(firstresult=True)
 def cuzk_evaluate_r1cs(
-    ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray, for_quotient: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple[Any, Any, Any]:
     """Evaluate the constraint rows on the witness: sparse matrix–vector products mod r.
 
     Stops at first non-None result.
@@ -223,7 +223,12 @@ def cuzk_evaluate_r1cs(
     :param ctx: the active backend, profile and timer.
     :param matrices: A, B, C in CSR form (rows are constraints, columns index ``witness``).
     :param witness: ``(m, 4)`` scalars.
-    :return: ``(a, b, c)``, each ``(num_constraints, 4)`` scalars.
+    :param for_quotient: the caller hands the products only to this backend's
+        ``cuzk_first_unsatisfied`` and ``cuzk_quotient_on_coset`` (the prover's check and H):
+        the backend may return handles those take (kept on its device, not downloaded), which
+        must slice by rows, have a length and turn into the host arrays by ``np.asarray``.
+    :return: ``(a, b, c)``, each ``(num_constraints, 4)`` scalars (or, with ``for_quotient``,
+        such handles).
     """
 
 

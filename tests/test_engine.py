@@ -449,6 +449,8 @@ def test_warm_up_proofs_run_at_start_and_leave_no_job(tmp_path, keys):
     engine.start()
     try:
         assert len(engine.warm_up_ms) == 2 and all(ms > 0 for ms in engine.warm_up_ms)
+        first, second = engine._warm_ups
+        assert second.began >= first.ended  # one at a time, the device to itself
         assert sum(engine.status().counts.values()) == 0  # nothing in the store
         _verified(engine, engine.submit(JobRequest("d1", JobInput(circuit_seed=3))).job_id)
     finally:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
-from cuzk_backend_gpu import memory, msm, ntt
+from cuzk_backend_gpu import memory, msm, ntt, staging
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
@@ -100,6 +100,15 @@ class _HostAdapter:
 
     def alloc_pinned(self, nbytes):
         return np.zeros(nbytes, np.uint8)
+
+    def stream(self):
+        return None
+
+    def copy_htod_async(self, pointer, host, stream):
+        self.copy_htod(pointer, host)
+
+    def event(self, timing):
+        return SimpleNamespace(record=lambda stream: None, synchronize=lambda: None)
 
 
 def test_device_arrays_slice_view_and_copy_like_numpy():
@@ -200,11 +209,11 @@ def test_scatter_launches_keep_their_write_fronts_within_the_l2_share(c, l2_mib)
     assert step == 1 or step * per_window * 32 <= (l2_mib << 20) // msm.SCATTER_L2_SHARE
 
 
-@pytest.mark.parametrize("nbytes", [0, 1, memory.COPY_SLICE, 3 * memory.COPY_SLICE + 17])
+@pytest.mark.parametrize("nbytes", [0, 1, staging.COPY_SLICE, 3 * staging.COPY_SLICE + 17])
 def test_staging_copies_in_slices_give_every_byte(nbytes):
     source = np.random.default_rng(nbytes).integers(0, 256, nbytes, dtype=np.uint8)
     destination = np.zeros_like(source)
-    memory.parallel_copy(destination, source)
+    staging.parallel_copy(destination, source)
     assert np.array_equal(destination, source)
 
 
@@ -532,11 +541,16 @@ def _resident_kib(path):
     return total
 
 
-def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_path):
+def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_path, monkeypatch):
+    from cuzk_backend_gpu import driver
     from cuzk_backend_gpu.mapped import mapping_of
 
+    # The 6 MiB file in three staged 2 MiB halves: a half no smaller than the page cache's
+    # largest folio (a PMD), or faulting in one half can map the last half's pages back.
+    monkeypatch.setattr(driver, "CHUNK_BYTES", 1 << 21)
+
     path = tmp_path / "tables.bin"
-    values = np.arange(3 << 16, dtype=np.uint64)
+    values = np.arange(3 << 18, dtype=np.uint64)
     values.tofile(path)
     mapped = np.memmap(path, dtype=np.uint64, mode="r")
     assert mapping_of(mapped[10:20])[1] == 80
@@ -551,6 +565,27 @@ def test_views_of_a_read_only_mapping_share_one_upload_and_drop_their_pages(tmp_
     assert (mapped[-5:] == values[-5:]).all()  # dropped pages read back from the file
     anonymous = gpu.shared_copy(values[:8])
     assert (anonymous.get() == values[:8]).all()
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_mapped_file_uploads_through_the_staging_halves_on_the_gpu(tmp_path, monkeypatch, name):
+    """The real DMA path of a mapped file's upload: page-locked halves, asynchronous copies,
+    a last half shorter than the others."""
+    from cuzk_backend_gpu import driver
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    monkeypatch.setattr(driver, "CHUNK_BYTES", 1 << 21)
+    path = tmp_path / "tables.bin"
+    values = np.arange((5 << 18) + 7, dtype=np.uint64)  # 10 MiB and a bit: six halves
+    values.tofile(path)
+    mapped = np.memmap(path, dtype=np.uint64, mode="r")
+    gpu = plugin.gpu
+    with gpu.scope():
+        whole = gpu.shared_copy(mapped)
+        assert np.array_equal(whole.get(), values)
 
 
 def test_cupy_key_buffers_are_page_locked_at_their_exact_size():
@@ -733,14 +768,41 @@ def test_window_tables_hold_the_windows_the_core_counts():
 
 @pytest.mark.parametrize("name", PLUGINS)
 @pytest.mark.parametrize("schedule", ["levels", "blocks"])
-@pytest.mark.parametrize("scaled", [0, 1])
-def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, schedule, scaled):
-    """``witness_levels`` and ``witness_blocks``, on canonical or per-op scaled rows, each give
-    the CPU's witness, bit for bit, on programs of several parts (porep-lite paths), one part
-    (a single path) and random gadgets."""
+@pytest.mark.parametrize(
+    "defines",
+    [
+        {"WITNESS_SCALED_ROWS": 0},
+        {"WITNESS_SCALED_ROWS": 1},
+        {"WITNESS_OP_LANES": 8},
+        {"WITNESS_OP_LANES": 2, "WITNESS_SCALED_ROWS": 0},
+        {"WITNESS_FLAT_ROWS": 1},
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 8},
+        {"WITNESS_FLAT_ROWS": 1, "WITNESS_OP_LANES": 4, "WITNESS_SCALED_ROWS": 0},
+        {"WITNESS_SBOX_CHAINS": 0},
+        {"WITNESS_SBOX_CHAINS": 0, "WITNESS_SCALED_ROWS": 0, "WITNESS_FLAT_ROWS": 1},
+    ],
+    ids=[
+        "canonical",
+        "scaled",
+        "8-lanes",
+        "2-lanes-canonical",
+        "flat",
+        "flat-8",
+        "flat-4-canonical",
+        "every-op-alone",
+        "every-op-alone-flat-canonical",
+    ],
+)
+def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, schedule, defines):
+    """``witness_levels`` and ``witness_blocks``, on canonical or per-op scaled rows, a whole
+    warp an op or several ops a warp (``WITNESS_OP_LANES``, its groups shuffling apart), each
+    row on the lanes or the three as one list (``WITNESS_FLAT_ROWS``), S-box chains as one op
+    or every op alone (``WITNESS_SBOX_CHAINS``, read by the host), each give the CPU's
+    witness, bit for bit, on programs of several parts (porep-lite paths), one part (a single
+    path), random gadgets and rows past a warp."""
     from cuzk_backend_gpu.witness import from_montgomery, run_program
     from cuzk_core.circuits import PorepLite
-    from cuzk_core.conformance.checks import GadgetCircuit
+    from cuzk_core.conformance.checks import GadgetCircuit, WideRowsCircuit
     from cuzk_core.witness.compiled import compile_circuit
     from cuzk_core.witness.evaluate import evaluate_program
     from cuzk_core.witness.replay import replay
@@ -751,8 +813,9 @@ def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, sche
         pytest.skip(f"{name} cannot run here: {info.reason}")
     backend = load_plugins().backend(load_profile("cpu"))
     gpu = plugin.gpu
-    monkeypatch.setitem(gpu.defines, "r1cs/witness.cu", {"WITNESS_SCALED_ROWS": scaled})
-    for circuit in (PorepLite(challenges=5, depth=2), PorepLite(1, 3), GadgetCircuit(41, 3)):
+    monkeypatch.setitem(gpu.defines, "r1cs/witness.cu", defines)
+    circuits = (PorepLite(challenges=5, depth=2), PorepLite(1, 3), GadgetCircuit(41, 3))
+    for circuit in (*circuits, WideRowsCircuit(2)):  # the last: rows past a warp
         compiled, _ = compile_circuit(backend, circuit, use_cache=False)
         program = compiled.program
         inputs, hints = replay(circuit, program)
@@ -760,3 +823,94 @@ def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, sche
             z = run_program(gpu, program, gpu.to_device(inputs), gpu.to_device(hints), schedule)
             got = from_montgomery(gpu, z).get()
         assert np.array_equal(got, evaluate_program(program, inputs, hints)), circuit.name
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_close_call_between_the_witness_kernels_is_timed_on_the_second_run(monkeypatch, name):
+    """With the model trusting nothing, the second run times both kernels and keeps the
+    faster; every run gives the CPU's witness."""
+    from cuzk_backend_gpu import witness
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.witness.compiled import compile_circuit
+    from cuzk_core.witness.evaluate import evaluate_program
+    from cuzk_core.witness.replay import replay
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    monkeypatch.setattr(witness, "COST_SLACK", 1 << 40)
+    backend = load_plugins().backend(load_profile("cpu"))
+    gpu = plugin.gpu
+    circuit = PorepLite(challenges=7, depth=3)
+    compiled, _ = compile_circuit(backend, circuit, use_cache=False)
+    program = compiled.program
+    inputs, hints = replay(circuit, program)
+    expected = evaluate_program(program, inputs, hints)
+    with gpu.scope():
+        loaded = witness.program_on_device(gpu, program)
+        assert loaded.close_call
+        for _ in range(3):
+            z = witness.run_program(gpu, program, gpu.to_device(inputs), gpu.to_device(hints))
+            assert np.array_equal(witness.from_montgomery(gpu, z).get(), expected)
+    assert not loaded.close_call and loaded.schedule in witness.SCHEDULES
+    assert sorted(loaded.timings) == sorted(witness.SCHEDULES)
+    assert all(ms > 0 for ms in loaded.timings.values())
+    assert [key[0] for key in loaded.launches] == [loaded.schedule]
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_products_kept_on_the_device_give_the_host_arrays_check_and_h(name):
+    """With ``for_quotient`` A·z, B·z, C·z stay on the device as handles: they turn into the
+    CPU reference's arrays, and the witness check and H take them as they take host arrays
+    (a satisfied and an unsatisfied witness)."""
+    from cuzk_backend_gpu.memory import DeviceScalars
+    from cuzk_core.conformance.inputs import random_r1cs
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    ctx = BackendContext(name, load_profile("h200", {"backend": name}))
+    cpu = load_plugins().backend(load_profile("cpu"), Timer(level=0))
+    rng = random.Random(17)
+    matrices = random_r1cs(rng, 300, 40)
+    z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(39)])
+    expected = cpu.evaluate_r1cs(matrices, z)
+    kept = plugin.cuzk_evaluate_r1cs(ctx, matrices, z, True)
+    assert all(isinstance(p, DeviceScalars) for p in kept)
+    for got, want in zip(kept, expected, strict=True):
+        assert np.array_equal(np.asarray(got), want)
+    domain = EvaluationDomain(9)  # 512 points over 300 rows
+    quotient = (domain, domain.generator, 7, True, False)
+    h_kept = plugin.cuzk_quotient_on_coset(ctx, *kept, *quotient)
+    assert np.array_equal(h_kept, plugin.cuzk_quotient_on_coset(ctx, *expected, *quotient))
+    first = cpu.first_unsatisfied(*expected)
+    assert first is not None and plugin.cuzk_first_unsatisfied(ctx, *kept) == first
+    ab = cpu.quotient_pointwise(expected[0], expected[1], np.zeros_like(expected[0]), scale=1)
+    with plugin.gpu.scope():
+        satisfied = DeviceScalars(plugin.gpu.to_device(ab))
+    assert plugin.cuzk_first_unsatisfied(ctx, kept[0], kept[1], satisfied) == 300
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize("lanes", [1, 2, 4, 32])
+def test_r1cs_products_with_threads_sharing_a_row_are_the_reference(monkeypatch, name, lanes):
+    """``SPMV_LANES`` threads a row (empty, short and dense rows; a last warp partly past the
+    rows) give the CPU reference's A·z, B·z, C·z."""
+    from cuzk_core.conformance.inputs import random_r1cs
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", {"SPMV_LANES": lanes})
+    plugins = load_plugins()
+    gpu_backend = plugins.backend(load_profile("h200", {"backend": name}), Timer(level=0))
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
+    rng = random.Random(lanes)
+    matrices = random_r1cs(rng, 301, 50)
+    z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
+    got, want = gpu_backend.evaluate_r1cs(matrices, z), cpu.evaluate_r1cs(matrices, z)
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(np.asarray(g), w)

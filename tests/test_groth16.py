@@ -10,7 +10,9 @@ import numpy as np
 import py_ecc_oracle
 import pytest
 
-from cuzk_core import host_work
+from cuzk_backend_cpu import plugin as reference
+from cuzk_core import hookimpl, host_work
+from cuzk_core.backend import Backend, BackendContext
 from cuzk_core.conformance.checks import subject
 from cuzk_core.conformance.inputs import random_points
 from cuzk_core.curve import bulk
@@ -32,7 +34,7 @@ from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.host_work import while_device_busy
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
-from cuzk_core.plugins import load_plugins
+from cuzk_core.plugins import backend_manager, load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.r1cs import ConstraintSystem, LinearCombination
 from cuzk_core.timing import Timer
@@ -332,3 +334,82 @@ def test_setup_scalings_on_a_backend_are_field_products(name):
         assert got == [v * factor % r for v in values]
     for count in (0, 1, 2, 3, 5, 8, 13):
         assert limbs_to_ints(scale.powers(11, count)) == [pow(11, k, r) for k in range(count)]
+
+
+class _KeptRows:
+    """A product a backend kept where it made it: rows slice and have a length, but turning it
+    into a host array (what the core must never do with one) fails the test."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, rows: slice) -> _KeptRows:
+        return _KeptRows(self.rows[rows])
+
+    def __array__(self, dtype=None, copy=None):
+        raise AssertionError("the core read a product the backend kept")
+
+
+def _products_keeping_backend(calls: list[bool]):
+    """The cpu reference, plus a check and an H that take back the products it hands out as
+    handles whenever the prover allows (``for_quotient``, recorded in ``calls``)."""
+
+    def host(values):
+        return values.rows if isinstance(values, _KeptRows) else values
+
+    class KeepsProducts:
+        @hookimpl
+        def cuzk_evaluate_r1cs(self, ctx, matrices, witness, for_quotient):
+            calls.append(for_quotient)
+            products = reference.cuzk_evaluate_r1cs(ctx, matrices, witness, for_quotient)
+            return tuple(_KeptRows(p) for p in products) if for_quotient else products
+
+        @hookimpl
+        def cuzk_first_unsatisfied(self, ctx, a, b, c):
+            residue = reference.cuzk_quotient_pointwise(ctx, host(a), host(b), host(c), 1)
+            failing = np.flatnonzero(np.any(residue != 0, axis=1))
+            return int(failing[0]) if len(failing) else len(a)
+
+        @hookimpl
+        def cuzk_quotient_on_coset(self, ctx, a, b, c, domain, shift, scale, coefficients, for_msm):
+            def on_coset(values):
+                padded = np.zeros((domain.size, 4), dtype=np.uint64)
+                padded[: len(values)] = host(values)
+                return reference.cuzk_coset_ntt(
+                    ctx, reference.cuzk_intt(ctx, padded, domain), domain, shift
+                )
+
+            quotient = reference.cuzk_quotient_pointwise(
+                ctx, on_coset(a), on_coset(b), on_coset(c), scale
+            )
+            if coefficients:
+                return reference.cuzk_coset_intt(ctx, quotient, domain, shift)
+            return quotient
+
+    for name in dir(reference):
+        if name.startswith("cuzk_") and not hasattr(KeepsProducts, name):
+            setattr(KeepsProducts, name, staticmethod(getattr(reference, name)))
+    pm = backend_manager(KeepsProducts())
+    return Backend(pm, BackendContext("cpu", load_profile("cpu"), Timer(level=0)))
+
+
+def test_products_a_backend_keeps_reach_only_its_check_and_h(cpu, cube_key):
+    """A backend with its own witness check and H is asked to keep A·z, B·z, C·z
+    (``for_quotient``): its handles go to those two hooks alone, and the proof is the cpu
+    backend's, bit for bit; an unsatisfied witness is still named; setup asks for host
+    arrays."""
+    calls: list[bool] = []
+    keeping = _products_keeping_backend(calls)
+    kept = prove(keeping, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=5)
+    plain = prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=5)
+    assert calls == [True]
+    assert kept.proof.to_bytes() == plain.proof.to_bytes()
+    with pytest.raises(UnsatisfiedWitness, match="constraint 2"):
+        prove(keeping, NativeCircuit(CubeCircuit(3, claimed=36)), LoadedKey(cube_key))
+    calls.clear()
+    matrices = NativeCircuit(CubeCircuit(3)).assign(cpu).matrices
+    generate_parameters(matrices, seed=99, backend=keeping)
+    assert calls == [False]

@@ -192,9 +192,18 @@ def test_a_program_of_hints_only_gets_an_empty_schedule():
     assert schedule.block_steps.tolist() == [0] and len(schedule.order) == 0
 
 
+class _HostArray(np.ndarray):
+    """A numpy array standing for a device array: ``get`` is its host copy."""
+
+    def get(self) -> np.ndarray:
+        return np.array(self)
+
+
 class _TablesOnHost:
-    """What ``program_on_device`` asks of a GPU, with numpy arrays for device arrays and a
-    fixed residency: enough to see which kernel it picks and the tables it hands over."""
+    """What ``program_on_device`` and ``run_program`` ask of a GPU, with numpy arrays for
+    device arrays and a fixed residency: enough to see which kernel runs and the tables it
+    gets. A witness kernel fills the computed entries of z with 7 (``wrong_at`` makes the
+    block kernel put 9 at one entry), and each takes the device ms in ``kernel_ms``."""
 
     def __init__(self, levels_resident: int, blocks_resident: int) -> None:
         self.defines: dict = {}
@@ -202,22 +211,37 @@ class _TablesOnHost:
         self.launch_args: list[tuple] = []
         self._caches: dict = {}
         self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
-        self.free_bytes = 1 << 40
+        self.free = 1 << 40
+        self.synchronized = 0
+        self.timing = False
+        self.kernel_ms = {"witness_levels": 2.0, "witness_blocks": 1.0}
+        self.wrong_at: int | None = None
+        self.name = "host"
 
     def cache(self, name: str) -> weakref.WeakKeyDictionary:
         return self._caches.setdefault(name, weakref.WeakKeyDictionary())
 
     def to_device(self, host: np.ndarray) -> np.ndarray:
-        return np.array(host)
+        assert not self.timing, "an upload inside a timed kernel run"
+        return np.array(host).view(_HostArray)
 
     shared_copy = copy = to_device
+
+    def zeros(self, shape: tuple[int, ...], dtype) -> np.ndarray:
+        return np.zeros(shape, dtype).view(_HostArray)
 
     def kernel(self, module: str, function: str) -> str:
         return function
 
+    def free_bytes(self) -> int:
+        return self.free
+
     def ensure_fits(self, needed: int, what: str) -> None:
-        if needed > self.free_bytes:
-            raise GpuError(f"{what} needs {needed} bytes, {self.free_bytes} are free")
+        if needed > self.free:
+            raise GpuError(f"{what} needs {needed} bytes, {self.free} are free")
+
+    def synchronize(self) -> None:
+        self.synchronized += 1
 
     def resident_threads(self, function: str, block: int) -> int:
         return self._resident[function]
@@ -225,9 +249,40 @@ class _TablesOnHost:
     def launch(self, function: str, threads: int, args: tuple, block: int = 256) -> None:
         self.launches.append(function)
         self.launch_args.append(args)
+        if function in self.kernel_ms:
+            z, num_inputs = (args[-3], args[-2]) if function == "witness_levels" else args[-2:]
+            z[int(num_inputs) :] = 7
+            if function == "witness_blocks" and self.wrong_at is not None:
+                z[self.wrong_at] = 9
 
 
-def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypatch):
+class _ClockOnHost:
+    """``EventClock`` for :class:`_TablesOnHost`: the ms of the kernel the work launched."""
+
+    def __init__(self, gpu: _TablesOnHost) -> None:
+        self._gpu = gpu
+
+    def time(self, work):
+        self._gpu.timing = True
+        try:
+            result = work()
+        finally:
+            self._gpu.timing = False
+        return result, self._gpu.kernel_ms[self._gpu.launches[-1]]
+
+
+def _run(gpu: _TablesOnHost, program: WitnessProgram):
+    from cuzk_backend_gpu.witness import run_program
+
+    inputs = np.zeros((program.num_inputs, 4), np.uint64)
+    hints = np.zeros((int(np.count_nonzero(program.kind == HINT)), 4), np.uint64)
+    gpu.launches.clear()
+    return run_program(gpu, program, inputs, hints)
+
+
+def test_the_model_picks_the_kernel_and_times_nothing_when_one_clearly_waits_less(monkeypatch):
+    """Levels when no block schedule comes within COST_SLACK of them (the parts not even
+    looked for when none can), blocks when they wait less than a third; no run times both."""
     from cuzk_backend_gpu import witness
     from cuzk_backend_gpu.witness import op_table, program_on_device
 
@@ -235,26 +290,171 @@ def test_the_gpu_program_takes_the_block_kernel_only_when_it_waits_less(monkeypa
     monkeypatch.setattr(
         witness, "block_schedule", lambda *args: searched.append(1) or block_schedule(*args)
     )
-
-    program = _program(PorepLite(challenges=3, depth=2))
-    plenty = _TablesOnHost(1 << 16, 1 << 16)
-    loaded = program_on_device(plenty, program)
-    assert loaded.schedule == "blocks"
-    (blocks, tables), *_ = [v for k, v in loaded.launches.items() if k[0] == "blocks"]
-    schedule = block_schedule(program, (1 << 16) // 128, 4)
-    assert blocks == schedule.blocks == 3
-    assert np.array_equal(tables[0], op_table(program)[schedule.order])
-    assert plenty.launches == ["witness_scale_rows"]  # the scaled rows, made once
-    assert plenty.launch_args[0][0] is tables[0]  # from the launch's op table, not a second one
-    assert program_on_device(plenty, program) is loaded
-    # one warp of the block kernel resident, several of the level kernel's: no block schedule
-    # can wait less, and the parts are not even looked for
+    monkeypatch.setattr(witness, "EventClock", None)  # the model's choices time nothing
+    # the level kernel one warp wide, the block kernel a warp for each of the eight paths
+    program = _program(PorepLite(challenges=8, depth=2))
+    blocks_win = _TablesOnHost(32, 1 << 16)
+    blocks_win.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
+    loaded = program_on_device(blocks_win, program)
+    assert loaded.schedule == "blocks" and not loaded.close_call
+    ((blocks, tables),) = loaded.launches.values()
+    view, heads = witness.kernel_program(blocks_win, program, loaded)
+    assert heads is not None and len(heads) == 8 * 2 * 80  # the S-boxes of 16 hashes
+    schedule = block_schedule(view, 1 << 11, 1)
+    assert schedule.cost * witness.COST_SLACK < level_cost(view, 1)
+    assert blocks == schedule.blocks == 8
+    assert np.array_equal(tables[0], op_table(view, heads)[schedule.order])
+    assert blocks_win.launches == ["witness_scale_rows"]  # the scaled rows, made once
+    assert blocks_win.launch_args[0][0] is tables[0]  # from the launch's op table
+    assert program_on_device(blocks_win, program) is loaded
+    for _ in range(2):
+        _run(blocks_win, program)
+        assert blocks_win.launches == ["witness_start", "witness_blocks"]
+    # one warp of the block kernel resident, many of the level kernel's: no block schedule
+    # comes close, and the parts are not even looked for
     scarce = _TablesOnHost(1 << 16, 32)
     scarce.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
     searched.clear()
     loaded = program_on_device(scarce, program)
-    assert loaded.schedule == "levels" and not searched
+    assert loaded.schedule == "levels" and not loaded.close_call and not searched
     assert [k[0] for k in loaded.launches] == ["levels"]
+    for _ in range(2):
+        _run(scarce, program)
+        assert scarce.launches == ["witness_start", "witness_levels"]
+
+
+@pytest.mark.parametrize("faster", ["levels", "blocks"])
+def test_a_close_call_is_timed_on_the_second_run_and_the_faster_kept(monkeypatch, faster):
+    """The first run takes the model's pick alone (a one-proof process pays nothing more); the
+    second times each kernel twice, alternating, on a fresh z each, and returns the faster's z;
+    the other kernel's tables are dropped and every later run takes only the faster."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    slower = "blocks" if faster == "levels" else "levels"
+    gpu.kernel_ms = {f"witness_{faster}": 1.5, f"witness_{slower}": 1.6}
+    loaded = program_on_device(gpu, program)
+    picked = loaded.schedule
+    assert loaded.close_call and not loaded.times_next_run
+    assert [k[0] for k in loaded.launches] == [picked]
+    _run(gpu, program)
+    assert gpu.launches == ["witness_start", f"witness_{picked}"] and loaded.times_next_run
+    z = _run(gpu, program)
+    rounds = ["witness_start", "witness_levels", "witness_start", "witness_blocks"]
+    assert gpu.launches == rounds * witness.CHOICE_ROUNDS  # rows scaled once, tables made
+    assert gpu.synchronized == 1  # the device idle before the first timed run
+    assert loaded.schedule == faster and loaded.timings == {faster: 1.5, slower: 1.6}
+    assert not loaded.close_call and [k[0] for k in loaded.launches] == [faster]
+    assert (z[program.num_inputs :] == 7).all()
+    _run(gpu, program)
+    assert gpu.launches == ["witness_start", f"witness_{faster}"]
+
+
+def test_a_close_call_the_model_gives_the_levels_finds_the_blocks_only_to_time_them(monkeypatch):
+    """Where the block schedule's floor already costs more than the levels (within the slack),
+    the first run takes the levels without looking for the parts; the second finds them and
+    builds the block kernel's tables before anything is timed."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    searched = []
+    monkeypatch.setattr(
+        witness, "block_schedule", lambda *args: searched.append(1) or block_schedule(*args)
+    )
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 64)  # two one-warp blocks of the block kernel resident
+    gpu.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
+    loaded = program_on_device(gpu, program)
+    assert loaded.schedule == "levels" and loaded.close_call and not searched
+    _run(gpu, program)
+    assert not searched
+    gpu.kernel_ms = {"witness_levels": 2.0, "witness_blocks": 1.0}
+    _run(gpu, program)
+    assert searched == [1] and loaded.schedule == "blocks"
+
+
+def test_kernels_that_disagree_are_an_error_naming_the_entry_once(monkeypatch):
+    """A disagreement fails that run with the first differing entry; the choice is then made
+    (the model's pick, the other kernel's tables freed), so no later run times again."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    monkeypatch.setattr(witness, "_COMPARE_ROWS", 4)  # the difference in a later slice
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    gpu.wrong_at = program.num_inputs + 9
+    loaded = program_on_device(gpu, program)
+    picked = loaded.schedule
+    _run(gpu, program)
+    with pytest.raises(GpuError, match=rf"the witness kernels disagree at z\[{gpu.wrong_at}\]"):
+        _run(gpu, program)
+    assert not loaded.times_next_run and loaded.schedule == picked and not loaded.timings
+    assert [k[0] for k in loaded.launches] == [picked]
+    _run(gpu, program)
+    assert gpu.launches == ["witness_start", f"witness_{picked}"]
+
+
+def test_a_failed_or_unaffordable_timing_leaves_the_models_pick(monkeypatch):
+    """A device failure while timing settles the choice like a disagreement; without memory
+    for the other kernel's tables and a second z the model's pick runs untimed."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import program_on_device
+
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
+    program = _program(PorepLite(challenges=3, depth=2))
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    loaded = program_on_device(gpu, program)
+    picked = loaded.schedule
+    _run(gpu, program)
+    del gpu.kernel_ms["witness_levels"]  # the clock cannot read the level kernel's time
+    with pytest.raises(KeyError):
+        _run(gpu, program)
+    assert not loaded.times_next_run and loaded.schedule == picked and not loaded.timings
+    assert [k[0] for k in loaded.launches] == [picked]
+
+    short = _TablesOnHost(1 << 16, 1 << 16)
+    loaded = program_on_device(short, program)
+    _run(short, program)
+    view, _ = witness.kernel_program(short, program, loaded)
+    short.free = 2 * len(view.level_ops) * 64  # a second z does not fit beside the tables
+    _run(short, program)
+    assert short.launches == ["witness_start", f"witness_{loaded.schedule}"]
+    assert not loaded.times_next_run and not loaded.timings
+
+
+def test_narrower_op_groups_give_the_schedules_more_warps_a_block():
+    """With ``WITNESS_OP_LANES`` below 32 a block of 128 threads holds 128 / lanes op groups:
+    the block schedule deals over that many, and the level kernel needs fewer blocks for a
+    level's ops. A width that is not a power of two up to 32 is refused by name."""
+    from cuzk_backend_gpu.witness import (
+        _launch_tables,
+        _level_blocks,
+        kernel_program,
+        program_on_device,
+    )
+
+    program = _program(PorepLite(challenges=40, depth=2))
+    wide = _TablesOnHost(1 << 16, 1 << 16)
+    width = -(-len(program.level_ops) // program.num_levels)  # an average level's ops
+    assert _level_blocks(wide, program) == -(-width // 4) > 1
+    wide.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": 8}
+    assert _level_blocks(wide, program) == -(-width // 16)
+    loaded = program_on_device(wide, program)
+    blocks, tables = _launch_tables(wide, program, loaded, "blocks")
+    schedule = block_schedule(kernel_program(wide, program, loaded)[0], (1 << 16) // 128, 16)
+    assert blocks == schedule.blocks
+    assert len(tables[3]) == blocks * 16 + 1  # warp_ptr over the groups
+    assert np.array_equal(tables[3], schedule.warp_ptr)
+    for lanes in (3, 64):
+        odd = _TablesOnHost(1 << 16, 1 << 16)
+        odd.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": lanes}
+        with pytest.raises(GpuError, match=f"WITNESS_OP_LANES {lanes}: a power of two"):
+            program_on_device(odd, program)
 
 
 def test_a_program_that_cannot_fit_is_refused_before_any_upload():
@@ -269,12 +469,12 @@ def test_a_program_that_cannot_fit_is_refused_before_any_upload():
     gpu.defines["r1cs/witness.cu"] = {"WITNESS_SCALED_ROWS": 0}
     assert program_bytes(gpu, program) == needed - m.a.coeffs.nbytes - m.c.coeffs.nbytes
     gpu.defines.clear()
-    gpu.free_bytes = needed - 1
+    gpu.free = needed - 1
     with pytest.raises(GpuError, match="the witness program's tables needs"):
         program_on_device(gpu, program)
     assert not gpu.launches and not gpu.cache("witness programs")
-    gpu.free_bytes = needed
-    assert program_on_device(gpu, program).schedule == "blocks"
+    gpu.free = needed
+    assert program_on_device(gpu, program).launches
 
 
 def test_the_compile_stores_the_parts_and_a_load_checks_them(tmp_path, monkeypatch):

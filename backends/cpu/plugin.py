@@ -77,7 +77,10 @@ def cuzk_witness(ctx: BackendContext, program: WitnessProgram, inputs, hints):
 
 
 @hookimpl
-def cuzk_evaluate_r1cs(ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray):
+def cuzk_evaluate_r1cs(
+    ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray, for_quotient: bool
+):
+    # Host arrays whatever the caller's use (for_quotient only allows handles).
     z = limbs_to_ints(witness)
     return tuple(ints_to_limbs(m.dot(z)) for m in (matrices.a, matrices.b, matrices.c))
 

@@ -20,7 +20,8 @@ from cuzk_core.host_work import queued_here, while_device_busy
 
 from .adapter import Adapter
 from .kernels import KernelCache
-from .mapped import CHUNK_BYTES, drop_pages, mapping_of
+from .mapped import CHUNK_BYTES, mapping_of
+from .staging import StagingPool
 
 NULL = np.uint64(0)
 """A null device pointer as a kernel argument."""
@@ -291,12 +292,10 @@ class Gpu:
         return DeviceArray(self, tuple(host.shape), host.dtype, whole.ptr + offset, whole)
 
     def _upload_mapping(self, mapping: mmap.mmap) -> DeviceArray:
+        # Through page-locked halves filled on threads: one thread faulting in the mapping's
+        # pages for a pageable copy moved ~3 GB/s (a 20 GB compiled circuit took 6.8 s, H200).
         whole = self.empty((len(mapping),), np.uint8)
-        view = np.frombuffer(mapping, np.uint8)
-        for start in range(0, len(view), CHUNK_BYTES):
-            part = view[start : start + CHUNK_BYTES]
-            self.adapter.copy_htod(whole.ptr + start, part)
-            drop_pages(mapping, start, part.nbytes)
+        StagingPool(self).upload(np.frombuffer(mapping, np.uint8), whole, 2 * CHUNK_BYTES)
         return whole
 
     def copy_into(self, destination: DeviceArray, source: DeviceArray) -> None:

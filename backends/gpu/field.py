@@ -13,6 +13,9 @@ from .driver import DeviceArray, Gpu
 
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
+_SPMV = "r1cs/spmv.cu"
+SPMV_LANES = 1
+"""The kernel's SPMV_LANES default: threads that share a row of the R1CS products."""
 
 
 def matrix_on_device(
@@ -45,9 +48,10 @@ def spmv(gpu: Gpu, matrix: SparseMatrix, z_mont: DeviceArray) -> DeviceArray:
     indptr, cols, coeffs = matrix_on_device(gpu, matrix)
     rows = matrix.num_rows
     out = gpu.empty((rows, 4), np.uint64)
+    lanes = int(gpu.defines.get(_SPMV, {}).get("SPMV_LANES", SPMV_LANES))
     gpu.launch(
-        gpu.kernel("r1cs/spmv.cu", "r1cs_spmv"),
-        rows,
+        gpu.kernel(_SPMV, "r1cs_spmv"),
+        rows * lanes,
         (indptr, cols, coeffs, z_mont, out, np.uint64(rows)),
     )
     return out

@@ -20,7 +20,8 @@ import mmap
 import numpy as np
 
 CHUNK_BYTES = 64 << 20
-"""Bytes a mapped upload copies before it drops their pages: the RSS it adds at most."""
+"""Bytes a mapped upload stages at a time (each of its two page-locked halves) before it drops
+their pages: the mapped RSS it adds at most."""
 
 
 def mapping_of(array: np.ndarray) -> tuple[mmap.mmap, int] | None:

@@ -27,7 +27,6 @@ into the next). Gathered MSM scalars stay on the device as :class:`DeviceScalars
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -42,7 +41,7 @@ from cuzk_core.timing import Timer
 
 from . import msm
 from .driver import DeviceArray, Gpu
-from .mapped import drop_pages, mapping_of
+from .staging import StagingPool
 
 _MIB = 1 << 20
 
@@ -87,76 +86,6 @@ class Registration:
     """What ``pin`` page-locked in place, for ``unpin``: (address, adapter handle) pairs."""
 
     entries: list[tuple[int, Any]] = attrs.field(factory=list)
-
-
-COPY_SLICE = 8 * _MIB
-"""Bytes one copying thread moves into a staging half at a time."""
-_copiers: ThreadPoolExecutor | None = None
-_copiers_lock = threading.Lock()
-
-
-def parallel_copy(destination: np.ndarray, source: np.ndarray) -> None:
-    """``destination[...] = source`` (equal-sized byte arrays) in slices on a few threads: one
-    thread copying pageable memory into a staging half is several times slower than the DMA
-    that drains it, and numpy lets go of the GIL while it copies."""
-    global _copiers
-    if source.nbytes <= COPY_SLICE:
-        np.copyto(destination, source)
-        return
-    with _copiers_lock:
-        if _copiers is None:
-            workers = max(1, min(8, os.cpu_count() or 1))
-            _copiers = ThreadPoolExecutor(workers, thread_name_prefix="cuzk-stage")
-    slices = [slice(a, a + COPY_SLICE) for a in range(0, source.nbytes, COPY_SLICE)]
-    for done in [_copiers.submit(np.copyto, destination[s], source[s]) for s in slices]:
-        done.result()
-
-
-class StagingPool:
-    """Two reused page-locked buffers for chunked, overlapped uploads."""
-
-    def __init__(self, gpu: Gpu) -> None:
-        self._gpu = gpu
-        self._buffers: list[np.ndarray] = []
-        self._events: list[Any] = []
-        self._lock = threading.Lock()
-
-    def ensure(self, total_bytes: int) -> None:
-        """Allocate the pair (``total_bytes`` together) unless it already exists at that size."""
-        half = max(_MIB, total_bytes // 2)
-        if self._buffers and self._buffers[0].nbytes == half:
-            return
-        self._buffers = [self._gpu.adapter.alloc_pinned(half) for _ in range(2)]
-        self._events = [None, None]
-
-    def upload(
-        self, host: np.ndarray, out: DeviceArray, pool_bytes: int, stream: Any = None
-    ) -> None:
-        """Copy C-contiguous ``host`` into device array ``out`` through the pool, on ``stream``
-        (else the driver's); returns when the staging buffers may be reused."""
-        adapter = self._gpu.adapter
-        with self._lock:
-            self.ensure(pool_bytes)
-            src = host.reshape(-1).view(np.uint8)
-            mapped = mapping_of(src)  # a key cache's section: its pages go once staged
-            stream = stream if stream is not None else adapter.stream()
-            step = self._buffers[0].nbytes
-            for index, offset in enumerate(range(0, src.nbytes, step)):
-                slot = index % 2
-                if self._events[slot] is not None:
-                    self._events[slot].synchronize()
-                size = min(step, src.nbytes - offset)
-                buffer = self._buffers[slot]
-                parallel_copy(buffer[:size], src[offset : offset + size])
-                if mapped is not None:
-                    drop_pages(mapped[0], mapped[1] + offset, size)
-                adapter.copy_htod_async(out.ptr + offset, buffer[:size], stream)
-                event = adapter.event(timing=False)
-                event.record(stream)
-                self._events[slot] = event
-            for event in self._events:
-                if event is not None:
-                    event.synchronize()
 
 
 class _Lease:
@@ -421,6 +350,14 @@ class Memory:
         out = self.gpu.empty(host.shape, host.dtype)
         self.staging.upload(host, out, profile.memory.pool_mib * _MIB)
         return out
+
+    def readable(self, profile: Profile, values: np.ndarray | DeviceScalars) -> DeviceArray:
+        """``values`` on the device for a caller that only reads them: a handle's own array, the
+        mirror of an array this backend returned, else an upload (``to_device``)."""
+        if isinstance(values, DeviceScalars):
+            return values.array
+        mirror = self.mirrors.find(values, "canonical")
+        return mirror if mirror is not None else self.to_device(profile, values)
 
     def to_host(self, profile: Profile, array: DeviceArray) -> np.ndarray:
         """A host copy of device ``array``: under ``pool``, straight into a reused page-locked

@@ -24,7 +24,8 @@ class BlockSchedule:
 
     Warp ``w`` of block ``b`` runs ``order[warp_ptr[b·warps + w] : warp_ptr[b·warps + w + 1]]``
     in turn, each at its block's step ``step``; a block waits for its warps after each of its
-    ``block_steps`` steps."""
+    ``block_steps`` steps. A "warp" here is an op group of the kernel (``WITNESS_OP_LANES``
+    lanes, a whole warp by default)."""
 
     order: np.ndarray
     """int64: positions in the program's ``level_ops`` (rows of the op table)."""

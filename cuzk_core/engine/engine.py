@@ -447,6 +447,12 @@ class Engine:
 
     def _synthesize_warm_ups(self) -> None:
         for n, warm_up in enumerate(self._warm_ups):
+            # One at a time: a GPU backend times its two witness kernels in a program's second
+            # run when their model's call is close (backends/gpu/witness.py), which wants the
+            # device to itself, not beside the previous warm-up's MSMs.
+            previous = self._warm_ups[n - 1].done if n else None
+            while previous is not None and not previous.wait(0.1) and not self._stopping.is_set():
+                continue
             if not self._handoff.reserve():  # shut down meanwhile
                 for left in self._warm_ups[n:]:
                     left.done.set()

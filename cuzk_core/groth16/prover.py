@@ -127,13 +127,23 @@ def _check_key_matches(
             )
 
 
+def keeps_products(backend: Backend) -> bool:
+    """Whether ``backend`` may keep A·z, B·z, C·z where it made them (its ``for_quotient``):
+    when it implements both readers, its own witness check and H. (Should its H decline a call,
+    the core's composition turns the handles into host arrays by ``np.asarray``.)"""
+    return all(
+        backend.implements(hook) for hook in ("cuzk_first_unsatisfied", "cuzk_quotient_on_coset")
+    )
+
+
 def evaluated(backend: Backend, assignment: Assignment) -> Assignment:
     """``assignment`` with its products A·z, B·z, C·z, the witness checked on every row first
     (:class:`UnsatisfiedWitness` names the first failing one); without C rows, c = a ⊙ b."""
     if assignment.products is not None:
         return assignment
     matrices = assignment.matrices
-    a, b, c = backend.evaluate_r1cs(matrices, assignment.witness)
+    kept = assignment.has_c and keeps_products(backend)
+    a, b, c = backend.evaluate_r1cs(matrices, assignment.witness, for_quotient=kept)
     if assignment.has_c:
         failing = backend.first_unsatisfied(a, b, c)
         if failing is not None:

@@ -29,7 +29,9 @@ class Assignment:
     ``has_c=False``: the rows carry no C (a snarkjs zkey stores none); the prover then takes c
     as a ⊙ b, which a satisfying witness makes equal, and cannot check the witness.
     ``products``: A·z, B·z, C·z made (and the witness checked) already, by
-    :func:`~cuzk_core.groth16.prover.evaluated` (the daemon does it in its synthesis stage).
+    :func:`~cuzk_core.groth16.prover.evaluated` (the daemon does it in its synthesis stage):
+    host arrays, or handles the backend kept on its device (``cuzk_evaluate_r1cs``'s
+    ``for_quotient``).
     ``queries``: the witness entries a sparse (bellperson) key's A and B queries hold points
     for, gathered already by :func:`~cuzk_core.groth16.prover.with_queries` (the daemon's
     synthesis stage too); a dense key takes the whole witness and ignores them.
@@ -38,7 +40,7 @@ class Assignment:
     matrices: R1CSMatrices
     witness: np.ndarray
     has_c: bool = True
-    products: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    products: tuple[Any, Any, Any] | None = None
     queries: tuple[np.ndarray, np.ndarray] | None = None
 
 

@@ -16,6 +16,8 @@ from cuzk_core.field.tower import fq2_inv, fq2_mul
 
 KERNELS = Path(__file__).resolve().parents[2] / "backends" / "kernels"
 R_INV = pow(1 << 384, -1, FQ_MODULUS)
+RUN_TIMEOUT_S = 300
+"""A harness run longer than this has hung (threads waiting at a barrier some never reach)."""
 
 
 def montgomery_words(values: list[int]) -> str:
@@ -71,7 +73,12 @@ def build_harness(
 
     def run(lines: list[str]) -> str:
         return subprocess.run(
-            [str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True
+            [str(exe)],
+            input="\n".join(lines) + "\n",
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=RUN_TIMEOUT_S,
         ).stdout
 
     return run

@@ -1,6 +1,9 @@
 """r1cs/witness.cuh's device code built for the host with g++: both witness kernels (by levels
 with a grid barrier, by independent parts a block each) on canonical and on per-op scaled rows,
-a warp's lanes as threads, against the core's witness, bit for bit, without a GPU.
+with a whole warp an op or fewer lanes (WITNESS_OP_LANES), each row on the lanes or the three
+rows as one list (WITNESS_FLAT_ROWS), every op alone or each S-box chain as one op
+(witness_chains.py), an op's lanes as threads, against the core's witness, bit for bit, without
+a GPU.
 
 The programs: porep-lite paths (several parts, one part, parts dealt onto fewer blocks than
 there are), random gadget circuits, and a circuit whose A, C and ``lin`` rows all run past a
@@ -15,6 +18,7 @@ import pytest
 from host_build import build_harness
 
 from cuzk_backend_gpu.witness import op_table
+from cuzk_backend_gpu.witness_chains import sbox_heads, without_chain_tails
 from cuzk_backend_gpu.witness_schedule import block_schedule
 from cuzk_core.circuits import PorepLite
 from cuzk_core.conformance.checks import GadgetCircuit, WideRowsCircuit
@@ -40,11 +44,23 @@ CIRCUITS = {
 }
 
 
-@pytest.fixture(scope="module", params=[0, 1], ids=["canonical rows", "scaled rows"])
+@pytest.fixture(
+    scope="module",
+    params=[(0, 32, 0), (1, 32, 0), (1, 8, 0), (1, 1, 0), (1, 32, 1), (1, 8, 1), (0, 2, 1)],
+    ids=lambda p: f"{'scaled' if p[0] else 'canonical'}-{p[1]}-lanes{'-flat' if p[2] else ''}",
+)
 def harness(request, tmp_path_factory):
-    scaled = request.param
-    folder = tmp_path_factory.mktemp(f"witness{scaled}")
-    flags = ("-pthread", f"-DWITNESS_SCALED_ROWS={scaled}")
+    """The harness built for a row setting (``WITNESS_SCALED_ROWS``), lanes an op and whether
+    the op's rows are dealt over its lanes as one list (``WITNESS_FLAT_ROWS``); the narrower
+    groups split every row of the wide circuit over several rounds."""
+    scaled, lanes, flat = request.param
+    folder = tmp_path_factory.mktemp(f"witness{scaled}-{lanes}-{flat}")
+    flags = (
+        "-pthread",
+        f"-DWITNESS_SCALED_ROWS={scaled}",
+        f"-DWITNESS_OP_LANES={lanes}",
+        f"-DWITNESS_FLAT_ROWS={flat}",
+    )
     return scaled, build_harness(HARNESS, folder, "-O2", flags)
 
 
@@ -95,26 +111,39 @@ def _run(harness, program, inputs, hints, kernel: str, table: np.ndarray, launch
     return ints_to_limbs([v * pow(MONT, -1, R) % R for v in limbs_to_ints(z)]).reshape(-1, 4)
 
 
+def _kernel_program(program: WitnessProgram, chains: bool):
+    """The program the kernels schedule, and the S-box chains' first ops (None: none fused)."""
+    if not chains:
+        return program, None
+    heads = sbox_heads(program)
+    return without_chain_tails(program, heads), heads
+
+
 @pytest.mark.parametrize("name", CIRCUITS)
-@pytest.mark.parametrize("warps", [1, 3])
-def test_levels_kernel_gives_the_witness(harness, programs, name, warps):
+@pytest.mark.parametrize(("warps", "chains"), [(1, False), (3, False), (3, True)])
+def test_levels_kernel_gives_the_witness(harness, programs, name, warps, chains):
     program, inputs, hints, expected = programs[name]
-    launch = [f"{warps:x}", _words(program.level_ptr, "<i8")]
-    got = _run(harness, program, inputs, hints, "levels", op_table(program), launch)
+    view, heads = _kernel_program(program, chains)
+    launch = [f"{warps:x}", _words(view.level_ptr, "<i8")]
+    got = _run(harness, program, inputs, hints, "levels", op_table(view, heads), launch)
     assert np.array_equal(got, expected)
 
 
 @pytest.mark.parametrize("name", CIRCUITS)
-@pytest.mark.parametrize(("max_blocks", "warps"), [(1, 1), (2, 2), (64, 4)])
-def test_blocks_kernel_gives_the_witness(harness, programs, name, max_blocks, warps):
+@pytest.mark.parametrize(
+    ("max_blocks", "warps", "chains"),
+    [(1, 1, False), (2, 2, False), (64, 4, False), (2, 2, True), (64, 4, True)],
+)
+def test_blocks_kernel_gives_the_witness(harness, programs, name, max_blocks, warps, chains):
     program, inputs, hints, expected = programs[name]
-    schedule = block_schedule(program, max_blocks, warps)
+    view, heads = _kernel_program(program, chains)
+    schedule = block_schedule(view, max_blocks, warps)
     launch = [
         f"{warps:x}",
         _words(schedule.block_steps, "<i4"),
         _words(schedule.step, "<i4"),
         _words(schedule.warp_ptr, "<i8"),
     ]
-    table = op_table(program)[schedule.order]
+    table = op_table(view, heads)[schedule.order]
     got = _run(harness, program, inputs, hints, "blocks", table, launch)
     assert np.array_equal(got, expected)

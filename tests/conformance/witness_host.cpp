@@ -1,15 +1,18 @@
-// Host build of r1cs/witness.cuh (the very device code; a warp's lanes are threads here, its
-// shuffles and the block's and grid's barriers are waits), driven by test_witness_kernel.py.
+// Host build of r1cs/witness.cuh (the very device code; a block's lanes are threads here, each
+// given its lane, group and shuffle mask by the kernels' op_group_of, its group's shuffles and
+// the block's and grid's barriers are waits; a shuffle outside its mask aborts), driven by
+// test_witness_kernel.py.
 // stdin, numbers hex; an array is its count, then its 32-bit words:
 //   the kernel ("levels" or "blocks"), WITNESS_SCALED_ROWS' setting (the harness is built with
 //   it; canonical coefficients come in and the harness scales them), the input count;
 //   z (inputs and hints in place, Montgomery form); A, B, C and lin, each its columns (int64)
 //   and coefficients; the op table (op_t rows); the inverses·R^3;
-//   for "levels": the warps of the launch, level_ptr;
-//   for "blocks": the warps a block, the blocks' steps (int32), the ops' steps (int32),
+//   for "levels": the op groups ("warps") of the launch, level_ptr;
+//   for "blocks": the groups a block, the blocks' steps (int32), the ops' steps (int32),
 //   warp_ptr (int64).
 // stdout: z after the kernel, an element a line.
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,7 +21,7 @@
 #include "r1cs/witness.cuh"
 
 // Every one of `count` threads waits here until all have arrived. The waiters yield rather
-// than sleep: a warp's 32 threads meet at every shuffle, far too often to pay a futex each.
+// than sleep: a group's threads meet at every shuffle, far too often to pay a futex each.
 class host_barrier {
    public:
     explicit host_barrier(int count) : count_(count) {}
@@ -40,24 +43,35 @@ class host_barrier {
     std::atomic<uint32_t> generation_{0};
 };
 
-// A warp: its lanes' shuffle slots and the barrier they shuffle at.
+// A warp's shuffle slots, a slot a lane (its groups write disjoint slots).
 struct host_warp {
-    host_barrier barrier{32};
     fr_t slots[32];
+};
+
+// An op group's barrier, where its lanes meet at each shuffle.
+struct host_group {
+    host_barrier barrier{WITNESS_OP_LANES};
 };
 
 // A host thread's Lanes (witness.cuh).
 struct host_lanes {
-    uint32_t lane;
+    uint32_t lane, warp_lane, mask;  // in its group, in its warp; its group's lanes in the warp
     host_warp* warp;
+    host_group* group;
     host_barrier* block;
     host_barrier* grid;
 
+    // __shfl_down_sync(mask, x, d, WITNESS_OP_LANES): a source past the group's width gives x.
     fr_t shuffle_down(const fr_t& x, int d) const {
-        warp->slots[lane] = x;
-        warp->barrier.wait();
-        const fr_t out = lane + d < 32 ? warp->slots[lane + d] : x;
-        warp->barrier.wait();
+        warp->slots[warp_lane] = x;
+        group->barrier.wait();
+        fr_t out = x;
+        if (lane + d < WITNESS_OP_LANES) {
+            const uint32_t source = warp_lane + d;
+            if (!(mask >> warp_lane & 1) || !(mask >> source & 1)) std::abort();
+            out = warp->slots[source];
+        }
+        group->barrier.wait();
         return out;
     }
     fr_t load_coherent(const fr_t* p) const { return *p; }
@@ -68,6 +82,14 @@ struct host_lanes {
         return true;
     }
 };
+
+// Thread t of a block of threads as the kernels see it (op_group_of), in these warps and groups.
+static host_lanes block_lanes(uint32_t t, std::vector<host_warp>& warps,
+                              std::vector<host_group>& groups, host_barrier* block,
+                              host_barrier* grid) {
+    const op_group g = op_group_of(t);
+    return {g.lane, t & 31, g.mask, &warps[t / 32], &groups.at(g.group), block, grid};
+}
 
 template <class T>
 static std::vector<T> read_counted(std::istream& in) {
@@ -110,17 +132,17 @@ int main() {
         uint64_t warps;
         std::cin >> warps;
         const std::vector<int64_t> level_ptr = read_counted<int64_t>(std::cin);
-        std::vector<host_warp> warp(warps);
-        host_barrier grid((int)warps * 32);
-        for (uint64_t w = 0; w < warps; w++) {
-            for (uint32_t lane = 0; lane < 32; lane++) {
-                threads.emplace_back([&, w, lane] {
-                    witness_levels_thread(host_lanes{lane, &warp[w], nullptr, &grid}, (int64_t)w,
-                                          (int64_t)warps, rows, ops.data(), inv_r3.data(),
-                                          level_ptr.data(), level_ptr.size() - 1, z.data(),
-                                          num_inputs, nullptr);
-                });
-            }
+        const uint32_t count = (uint32_t)warps * WITNESS_OP_LANES;  // one block of every group
+        std::vector<host_warp> warp((count + 31) / 32);
+        std::vector<host_group> group(warps);
+        host_barrier grid((int)count);
+        for (uint32_t t = 0; t < count; t++) {
+            threads.emplace_back([&, t] {
+                const host_lanes lanes = block_lanes(t, warp, group, nullptr, &grid);
+                witness_levels_thread(lanes, (int64_t)op_group_of(t).group, (int64_t)warps, rows,
+                                      ops.data(), inv_r3.data(), level_ptr.data(),
+                                      level_ptr.size() - 1, z.data(), num_inputs, nullptr);
+            });
         }
         for (auto& t : threads) t.join();
     } else if (kernel == "blocks") {
@@ -130,17 +152,18 @@ int main() {
         const std::vector<int32_t> op_step = read_counted<int32_t>(std::cin);
         const std::vector<int64_t> warp_ptr = read_counted<int64_t>(std::cin);
         for (uint64_t b = 0; b < block_steps.size(); b++) {  // blocks share nothing: in turn
-            std::vector<host_warp> warp(warps_a_block);
-            host_barrier block((int)warps_a_block * 32);
-            for (uint64_t w = 0; w < warps_a_block; w++) {
-                for (uint32_t lane = 0; lane < 32; lane++) {
-                    threads.emplace_back([&, b, w, lane] {
-                        witness_blocks_thread(host_lanes{lane, &warp[w], &block, nullptr},
-                                              (int64_t)(b * warps_a_block + w), block_steps[b],
-                                              rows, ops.data(), inv_r3.data(), op_step.data(),
-                                              warp_ptr.data(), z.data(), num_inputs);
-                    });
-                }
+            const uint32_t count = (uint32_t)warps_a_block * WITNESS_OP_LANES;
+            std::vector<host_warp> warp((count + 31) / 32);
+            std::vector<host_group> group(warps_a_block);
+            host_barrier block((int)count);
+            for (uint32_t t = 0; t < count; t++) {
+                threads.emplace_back([&, b, t] {
+                    const host_lanes lanes = block_lanes(t, warp, group, &block, nullptr);
+                    const int64_t g = (int64_t)(b * warps_a_block + op_group_of(t).group);
+                    witness_blocks_thread(lanes, g, block_steps[b], rows, ops.data(),
+                                          inv_r3.data(), op_step.data(), warp_ptr.data(),
+                                          z.data(), num_inputs);
+                });
             }
             for (auto& t : threads) t.join();
             threads.clear();

@@ -2,16 +2,41 @@
 #include "../common_mem.cuh"
 #include "../ff/bls12_381.cuh"
 
-// One thread per row. coeffs are canonical and z_mont in Montgomery form, so each Montgomery
-// product coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
+// Threads a row: SPMV_LANES neighbouring threads take every SPMV_LANES-th entry of one row, so a
+// warp's loads of columns and coefficients are contiguous and a row has that many gathers of z
+// in flight at once, then add their sums across the lanes. 1 is one thread a row, its entries
+// in sequence. The host (backends/gpu/field.py) launches rows × SPMV_LANES threads.
+#ifndef SPMV_LANES
+#define SPMV_LANES 1
+#endif
+static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES - 1)) == 0,
+              "SPMV_LANES is a power of two up to a warp");
+#define FULL_WARP 0xffffffffu
+
+// coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
+// coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
 extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
                                      const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
                                      uint64_t rows) {
-    const uint64_t row = global_thread();
-    if (row >= rows) return;
+    const uint64_t thread = global_thread();
+    const uint64_t row = thread / SPMV_LANES;
+    const int lane = static_cast<int>(thread % SPMV_LANES);
     fr_t acc = fr_t::zero();
-    for (int64_t e = indptr[row]; e < indptr[row + 1]; e++) {
-        acc = acc + load_vec(coeffs + e) * load_vec(z_mont + cols[e]);
+    if (row < rows) {
+        for (int64_t e = indptr[row] + lane; e < indptr[row + 1]; e += SPMV_LANES) {
+            acc = acc + load_vec(coeffs + e) * load_vec(z_mont + cols[e]);
+        }
     }
-    store_vec(out + row, acc);
+#if SPMV_LANES > 1
+    // Every thread of the warp gets here (the launch's blocks are whole warps, and a row past
+    // the end adds zeros), as the shuffles need.
+#pragma unroll
+    for (int d = SPMV_LANES / 2; d > 0; d /= 2) {
+        fr_t other;
+#pragma unroll
+        for (int i = 0; i < fr_t::N; i++) other.v[i] = __shfl_xor_sync(FULL_WARP, acc.v[i], d);
+        acc = acc + other;
+    }
+#endif
+    if (row < rows && lane == 0) store_vec(out + row, acc);
 }

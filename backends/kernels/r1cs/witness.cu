@@ -2,7 +2,6 @@
 // witness check. The ops themselves, and why there are two kernels, are in witness.cuh.
 #include "witness.cuh"
 
-#define FULL_WARP 0xffffffffu
 // How long a block waits at a barrier before the launch is declared stuck (ns): only reached
 // when the blocks are not all resident, which would otherwise hang the device.
 #define BARRIER_TIMEOUT_NS 10000000000ull
@@ -67,14 +66,21 @@ __device__ bool grid_barrier(uint32_t* sync, uint32_t round) {
     return ok;
 }
 
-// A device thread's Lanes (witness.cuh).
+// A device thread's Lanes (witness.cuh): its op's group is WITNESS_OP_LANES neighbouring lanes
+// of one warp (op_group_of), which shuffle among themselves only (the warp's other groups may
+// be at another op).
 struct device_lanes {
     uint32_t lane;
+    uint32_t group_mask;
+
+    __device__ explicit device_lanes(const op_group& g) : lane(g.lane), group_mask(g.mask) {}
 
     __device__ __forceinline__ fr_t shuffle_down(const fr_t& x, int d) const {
         fr_t other;
 #pragma unroll
-        for (int i = 0; i < fr_t::N; i++) other.v[i] = __shfl_down_sync(FULL_WARP, x.v[i], d);
+        for (int i = 0; i < fr_t::N; i++) {
+            other.v[i] = __shfl_down_sync(group_mask, x.v[i], d, WITNESS_OP_LANES);
+        }
         return other;
     }
     __device__ __forceinline__ fr_t load_coherent(const fr_t* p) const { return load_shared_z(p); }
@@ -94,9 +100,11 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS) witness_levels(
     uint64_t num_inputs, uint32_t* sync) {
     const witness_rows rows = {a_cols,   b_cols,   c_cols,   lin_cols,
                                a_coeffs, b_coeffs, c_coeffs, lin_coeffs};
-    const int64_t warps = (int64_t)((gridDim.x * (uint64_t)blockDim.x) >> 5);
-    witness_levels_thread(device_lanes{threadIdx.x & 31}, (int64_t)(global_thread() >> 5), warps,
-                          rows, ops, inv_r3, level_ptr, num_levels, z, num_inputs, sync);
+    const op_group g = op_group_of(threadIdx.x);
+    const int64_t groups_a_block = blockDim.x / WITNESS_OP_LANES;
+    witness_levels_thread(device_lanes(g), (int64_t)blockIdx.x * groups_a_block + g.group,
+                          gridDim.x * groups_a_block, rows, ops, inv_r3, level_ptr, num_levels, z,
+                          num_inputs, sync);
 }
 
 extern "C" __global__ void __launch_bounds__(WITNESS_THREADS, WITNESS_BLOCKS_PER_SM)
@@ -107,9 +115,10 @@ extern "C" __global__ void __launch_bounds__(WITNESS_THREADS, WITNESS_BLOCKS_PER
                    const int32_t* block_steps, fr_t* z, uint64_t num_inputs) {
     const witness_rows rows = {a_cols,   b_cols,   c_cols,   lin_cols,
                                a_coeffs, b_coeffs, c_coeffs, lin_coeffs};
-    const int64_t warp = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    witness_blocks_thread(device_lanes{threadIdx.x & 31}, warp, block_steps[blockIdx.x], rows, ops,
-                          inv_r3, op_step, warp_ptr, z, num_inputs);
+    const op_group g = op_group_of(threadIdx.x);
+    const int64_t group = (int64_t)blockIdx.x * (blockDim.x / WITNESS_OP_LANES) + g.group;
+    witness_blocks_thread(device_lanes(g), group, block_steps[blockIdx.x], rows, ops, inv_r3,
+                          op_step, warp_ptr, z, num_inputs);
 }
 
 extern "C" __global__ void witness_scale_rows(const op_t* ops, uint64_t count,

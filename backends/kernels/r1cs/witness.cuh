@@ -3,21 +3,23 @@
 //
 // The program is thousands of levels of a few hundred ops each (porep-lite 2^20: 6,273 levels
 // of ~166), so one launch per level would be launch-bound. witness_levels runs every level in
-// one persistent launch instead: a warp per op (its lanes split the rows' entries), and a
-// grid-wide barrier between levels. A level then costs the latency of one op (loads, products,
-// warp sums: ~7 µs on the H200) plus the barrier's (~1.5 µs); see bench/NOTES.md for the A/B
-// of block sizes, barriers and prefetching across the barrier (no gain). The blocks must all be
-// resident at once: the host launches no more than fit. When the program splits into
-// independent parts (porep-lite: a challenge each), witness_blocks runs them without the grid
-// barrier instead (backends/gpu/witness_schedule.py).
+// one persistent launch instead: a group of WITNESS_OP_LANES lanes per op (a whole warp by
+// default; the lanes split the rows' entries), and a grid-wide barrier between levels. A level
+// then costs the latency of one op (loads, products, group sums: ~7 µs on the H200) plus the
+// barrier's (~1.5 µs); see bench/NOTES.md for the A/B of block sizes, barriers and prefetching
+// across the barrier (no gain). The blocks must all be resident at once: the host launches no
+// more than fit. When the program splits into independent parts (porep-lite: a challenge each),
+// witness_blocks runs them without the grid barrier instead (backends/gpu/witness_schedule.py).
 //
 // z is kept in Montgomery form. B's and lin's coefficients are canonical (as the SpMV reads
 // them), so coeff·z_mont under the Montgomery product is the canonical coeff·z; A's and C's are
 // canonical too, or scaled per op (WITNESS_SCALED_ROWS, see run_op).
 //
-// A body takes the thread's `Lanes`: lane (its lane in the warp), shuffle_down(x, d) (every
-// lane of the warp together, as __shfl_down_sync), load_coherent / store_coherent (z where
-// other multiprocessors write it), sync_block() and sync_grid(sync, round) (false when stuck).
+// A body takes the thread's `Lanes`: lane (its lane in its op's group), shuffle_down(x, d)
+// (every lane of the group together, as __shfl_down_sync over the group's width),
+// load_coherent / store_coherent (z where other multiprocessors write it), sync_block() and
+// sync_grid(sync, round) (false when stuck). Below, a "warp" of the kernels' indexing is such
+// a group: the host's schedules count groups.
 #pragma once
 
 #include "../common_mem.cuh"
@@ -27,7 +29,7 @@
 #ifndef WITNESS_THREADS
 #define WITNESS_THREADS 128
 #endif
-#ifndef WITNESS_NARROW_SUMS  // 1: a warp sum over only as many lanes as the op's longest row
+#ifndef WITNESS_NARROW_SUMS  // 1: a group sum over only the lanes that hold the op's entries
 #define WITNESS_NARROW_SUMS 1
 #endif
 #ifndef WITNESS_SCALED_ROWS  // 1: A and C rows pre-scaled per op (witness_scale_rows), so a
@@ -36,19 +38,41 @@
 #ifndef WITNESS_BLOCKS_PER_SM  // witness_blocks: at least this many blocks a multiprocessor
 #define WITNESS_BLOCKS_PER_SM 1  // (4: 128 registers, spilling the ops fetched ahead)
 #endif
-#ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): levels without barriers
+#ifndef WITNESS_OP_LANES  // lanes an op: a warp's 32, or fewer so that one warp runs several
+#define WITNESS_OP_LANES 32  // ops at once (porep-lite's rows are ~6 entries)
+#endif
+static_assert(WITNESS_OP_LANES >= 1 && WITNESS_OP_LANES <= 32 &&
+                  (WITNESS_OP_LANES & (WITNESS_OP_LANES - 1)) == 0,
+              "WITNESS_OP_LANES: a power of two from 1 to 32");
+#ifndef WITNESS_FLAT_ROWS  // 1: an op's A, B and C entries dealt over its lanes as one list, so
+#define WITNESS_FLAT_ROWS 0  // a lane makes one product, not one for each of the three rows
+#endif
+#ifndef WITNESS_TIMING_NO_BARRIER  // timing only (a wrong witness): no grid or block barriers
 #define WITNESS_TIMING_NO_BARRIER 0
 #endif
-#ifndef WITNESS_TIMING_NO_OPS  // timing only (a wrong witness): barriers without ops
+#ifndef WITNESS_TIMING_NO_OPS  // timing only (a wrong witness): levels or steps without ops
 #define WITNESS_TIMING_NO_OPS 0
 #endif
 #define OP_BIT 2
+#define OP_SBOX 3  // x², x⁴, x⁵ of the B row's x into aux, aux + 1, aux + 2 (witness_chains.py)
 
 #if defined(__CUDACC__)
 #define WITNESS_FN __device__ __forceinline__
 #else
 #define WITNESS_FN inline
 #endif
+
+// Thread `thread` of a block (blocks are whole warps): its lane in its op group, its group in
+// the block, and the mask of its group's lanes in its warp (the shuffles' participants).
+struct op_group {
+    uint32_t lane, group, mask;
+};
+
+WITNESS_FN op_group op_group_of(uint32_t thread) {
+    const uint32_t first_lane = thread & 31 & ~(uint32_t)(WITNESS_OP_LANES - 1);
+    return {thread % WITNESS_OP_LANES, thread / WITNESS_OP_LANES,
+            (0xffffffffu >> (32 - WITNESS_OP_LANES)) << first_lane};
+}
 
 // One op as the kernels read it (built once per program by the host): aux j, kind | extra << 8
 // (extra: the inverse's index for SOLVE, the bit for BIT), and the entry ranges of its rows in
@@ -63,13 +87,47 @@ struct witness_rows {
     const fr_t *a_coeffs, *b_coeffs, *c_coeffs, *lin_coeffs;
 };
 
-// What an op reads before any z: this lane's first entry of each of its three rows.
+// What an op reads before any z: this lane's first entry of each of its three rows, or with
+// WITNESS_FLAT_ROWS its first entry of the three rows' entries in a row, and that entry's row.
+#if WITNESS_FLAT_ROWS
+struct op_start {
+    int64_t col;
+    fr_t coeff;
+    int32_t row;
+};
+#else
 struct op_start {
     int64_t col[3];
     fr_t coeff[3];
 };
+#endif
 
 WITNESS_FN bool is_bit(const op_t& op) { return (op.kind_extra & 0xff) == OP_BIT; }
+WITNESS_FN bool is_sbox(const op_t& op) { return (op.kind_extra & 0xff) == OP_SBOX; }
+
+// Entry e of the op's A, B and C entries in a row: its row (0, 1, 2; -1 past the last) and its
+// position in that row's matrix.
+WITNESS_FN int flat_entry(const op_t& op, int64_t e, int64_t& index) {
+    const int64_t a = op.a_end - op.a_begin, b = op.b_end - op.b_begin;
+    if (e < a) {
+        index = op.a_begin + e;
+        return 0;
+    }
+    if (e < a + b) {
+        index = op.b_begin + e - a;
+        return 1;
+    }
+    index = op.c_begin + e - a - b;
+    return index < op.c_end ? 2 : -1;
+}
+
+// sum[row] += x, the row known only at run time (selects, so that sum stays in registers).
+WITNESS_FN void add_to_row(fr_t (&sum)[3], int row, const fr_t& x) {
+#pragma unroll
+    for (int m = 0; m < 3; m++) {
+        if (m == row) sum[m] = sum[m] + x;
+    }
+}
 
 // The three rows op reads, as (columns, coefficients) pointers: a BIT op's `lin` row for A.
 #define OP_ROWS(op, rows)                                                                  \
@@ -78,11 +136,23 @@ WITNESS_FN bool is_bit(const op_t& op) { return (op.kind_extra & 0xff) == OP_BIT
     const fr_t* coeffs[3] = {is_bit(op) ? (rows).lin_coeffs : (rows).a_coeffs,             \
                              (rows).b_coeffs, (rows).c_coeffs}
 
-// The first entry of each row, loaded together (one load latency, not three).
+// The first entry of each row, loaded together (one load latency, not three); with
+// WITNESS_FLAT_ROWS the one entry.
 WITNESS_FN op_start first_entries(const op_t& op, uint32_t lane, const witness_rows& rows) {
+    OP_ROWS(op, rows);
+#if WITNESS_FLAT_ROWS
+    op_start first;
+    int64_t index = 0;
+    first.row = flat_entry(op, lane, index);
+    const int row = first.row < 0 ? 0 : first.row;
+    const int64_t* row_cols = row == 0 ? cols[0] : row == 1 ? cols[1] : cols[2];
+    const fr_t* row_coeffs = row == 0 ? coeffs[0] : row == 1 ? coeffs[1] : coeffs[2];
+    first.col = first.row >= 0 ? row_cols[index] : -1;
+    first.coeff = first.row >= 0 ? load_vec(row_coeffs + index) : fr_t::zero();
+    return first;
+#else
     const int64_t begin[3] = {op.a_begin, op.b_begin, op.c_begin};
     const int64_t end[3] = {op.a_end, op.b_end, op.c_end};
-    OP_ROWS(op, rows);
     op_start first;
 #pragma unroll
     for (int m = 0; m < 3; m++) {
@@ -91,9 +161,11 @@ WITNESS_FN op_start first_entries(const op_t& op, uint32_t lane, const witness_r
         first.coeff[m] = e < end[m] ? load_vec(coeffs[m] + e) : fr_t::zero();
     }
     return first;
+#endif
 }
 
-// The sum of x over lanes 0 .. 2·half − 1, in lane 0 (half a power of two, at most 16).
+// The sum of x over lanes 0 .. 2·half − 1, in lane 0 (half a power of two, at most
+// WITNESS_OP_LANES / 2).
 template <class Lanes>
 WITNESS_FN fr_t warp_sum(const Lanes& lanes, fr_t x, int half) {
     for (int d = half; d > 0; d >>= 1) x = x + lanes.shuffle_down(x, d);
@@ -116,26 +188,29 @@ WITNESS_FN void store_z(const Lanes& lanes, fr_t* p, const fr_t& value) {
     }
 }
 
-// How many lanes a warp sum adds, halved: all 32, or only as many as the op's longest row.
-WITNESS_FN int warp_sum_half(int64_t longest) {
+// How many lanes a group sum adds, halved: all the op's lanes, or only those that hold one of
+// its entries (lanes 0 .. held − 1: its longest row's length, or with WITNESS_FLAT_ROWS its
+// entries in all).
+WITNESS_FN int warp_sum_half(int64_t held) {
 #if WITNESS_NARROW_SUMS
-    if (longest >= 32) return 16;
-    if (longest < 2) return 0;
+    if (held >= WITNESS_OP_LANES) return WITNESS_OP_LANES / 2;
+    if (held < 2) return 0;
 #if defined(__CUDA_ARCH__)
-    return 1 << (31 - __clz((int)longest - 1));
+    return 1 << (31 - __clz((int)held - 1));
 #else
-    return 1 << (31 - __builtin_clz((unsigned)longest - 1));
+    return 1 << (31 - __builtin_clz((unsigned)held - 1));
 #endif
 #else
-    (void)longest;
-    return 16;
+    (void)held;
+    return WITNESS_OP_LANES / 2;
 #endif
 }
 
-// Op `op` by one warp, from its first entries: aux[op.aux] = its value. With canonical rows,
-// inv_r3[k] is the k-th inverse times R^3, so that ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 =
-// (a·b − c)·inv in Montgomery form. With scaled rows (witness_scale_row) A·z is a·inv·R^2 and
-// C·z is c·inv·R, so (A·z)(B·z)·R^-1 − C·z is that value with one product fewer.
+// Op `op` by one group of lanes, from its first entries: aux[op.aux] = its value. With
+// canonical rows, inv_r3[k] is the k-th inverse times R^3, so that
+// ((a·b)·R^-1 − c·R^-1)·inv·R^3·R^-1 = (a·b − c)·inv in Montgomery form. With scaled rows
+// (witness_scale_row) A·z is a·inv·R^2 and C·z is c·inv·R, so (A·z)(B·z)·R^-1 − C·z is that
+// value with one product fewer.
 template <bool LOCAL, class Lanes>
 WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first,
                        const witness_rows& rows, const fr_t* inv_r3, const fr_t* z, fr_t* aux) {
@@ -144,6 +219,23 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
     const int64_t begin[3] = {op.a_begin, op.b_begin, op.c_begin};
     const int64_t end[3] = {op.a_end, op.b_end, op.c_end};
     OP_ROWS(op, rows);
+#if WITNESS_FLAT_ROWS
+    fr_t sum[3] = {fr_t::zero(), fr_t::zero(), fr_t::zero()};
+    if (first.col >= 0) {
+        add_to_row(sum, first.row, first.coeff * load_z<LOCAL>(lanes, z + first.col));
+    }
+    const int64_t entries = (end[0] - begin[0]) + (end[1] - begin[1]) + (end[2] - begin[2]);
+    // more entries than the op's lanes: the rest, lane-strided
+    for (int64_t e = WITNESS_OP_LANES + lane; e < entries; e += WITNESS_OP_LANES) {
+        int64_t index = 0;
+        const int row = flat_entry(op, e, index);
+        const int64_t* row_cols = row == 0 ? cols[0] : row == 1 ? cols[1] : cols[2];
+        const fr_t* row_coeffs = row == 0 ? coeffs[0] : row == 1 ? coeffs[1] : coeffs[2];
+        const fr_t coeff = load_vec(row_coeffs + index);
+        add_to_row(sum, row, coeff * load_z<LOCAL>(lanes, z + row_cols[index]));
+    }
+    const int half = warp_sum_half(entries);  // entries lie in lanes 0 .. min(entries, lanes) − 1
+#else
     fr_t sum[3];
 #pragma unroll
     for (int m = 0; m < 3; m++) {
@@ -151,8 +243,8 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
                                    : fr_t::zero();
     }
 #pragma unroll
-    for (int m = 0; m < 3; m++) {  // rows longer than a warp: the rest, lane-strided
-        for (int64_t e = begin[m] + 32 + lane; e < end[m]; e += 32) {
+    for (int m = 0; m < 3; m++) {  // rows longer than the op's lanes: the rest, lane-strided
+        for (int64_t e = begin[m] + WITNESS_OP_LANES + lane; e < end[m]; e += WITNESS_OP_LANES) {
             sum[m] = sum[m] + load_vec(coeffs[m] + e) * load_z<LOCAL>(lanes, z + cols[m][e]);
         }
     }
@@ -160,6 +252,18 @@ WITNESS_FN void run_op(const Lanes& lanes, const op_t& op, const op_start& first
 #pragma unroll
     for (int m = 0; m < 3; m++) longest = longest > end[m] - begin[m] ? longest : end[m] - begin[m];
     const int half = warp_sum_half(longest);
+#endif
+    if (is_sbox(op)) {  // the B row is x (canonical coefficients: B·z is x itself, not x·R)
+        const fr_t x = warp_sum(lanes, sum[1], half).to_mont();  // A and C are empty
+        const fr_t x2 = x.sqr();
+        const fr_t x4 = x2.sqr();
+        if (lane == 0) {
+            store_z<LOCAL>(lanes, aux + op.aux, x2);
+            store_z<LOCAL>(lanes, aux + op.aux + 1, x4);
+            store_z<LOCAL>(lanes, aux + op.aux + 2, x4 * x);
+        }
+        return;
+    }
 #pragma unroll
     for (int m = 0; m < 3; m++) sum[m] = warp_sum(lanes, sum[m], half);
     fr_t value;
@@ -236,7 +340,9 @@ WITNESS_FN void witness_blocks_thread(const Lanes& lanes, int64_t warp, int32_t 
                 after = load_vec(ops + i + 2);
                 after_step = op_step[i + 2];
             }
+#if !WITNESS_TIMING_NO_OPS
             run_op<true>(lanes, op, first, rows, inv_r3, z, aux);
+#endif
             op = next;
             step = next_step;
             first = next_first;
@@ -244,7 +350,9 @@ WITNESS_FN void witness_blocks_thread(const Lanes& lanes, int64_t warp, int32_t 
             next_step = after_step;
             i++;
         }
+#if !WITNESS_TIMING_NO_BARRIER
         lanes.sync_block();
+#endif
     }
 }
 
