@@ -5,14 +5,16 @@ tests/conformance/test_witness_kernel.py, and the GPU tests.)"""
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import pytest
 
-from cuzk_backend_gpu.witness_chains import sbox_heads, without_chain_tails
+from cuzk_backend_gpu.witness_chains import without_chain_tails
 from cuzk_core.circuits import PorepLite
 from cuzk_core.conformance.checks import GadgetCircuit, WideRowsCircuit
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
+from cuzk_core.witness.chains import find_sbox_heads, program_sbox_heads
 from cuzk_core.witness.compiled import compile_circuit
 from cuzk_core.witness.parts import program_parts
 from cuzk_core.witness.program import SOLVE, WitnessProgram
@@ -66,7 +68,7 @@ def _heads_by_definition(program: WitnessProgram) -> list[int]:
 @pytest.mark.parametrize("name", CIRCUITS)
 def test_the_chains_are_the_rows_that_compute_x2_x4_x5(programs, name):
     program = programs[name]
-    heads = sbox_heads(program)
+    heads = find_sbox_heads(program)
     assert heads.tolist() == _heads_by_definition(program)
     if name.startswith("porep"):
         assert len(heads) == 3 * 2 * 80  # every S-box of the six hashes
@@ -80,7 +82,7 @@ def test_without_the_tails_every_op_runs_after_what_it_reads(programs, name):
     level of the new lists computes (a tail's value is its chain's first op's); the parts
     group the ops as before."""
     program = programs[name]
-    heads = sbox_heads(program)
+    heads = find_sbox_heads(program)
     view = without_chain_tails(program, heads)
     tails = set((heads + 1).tolist()) | set((heads + 2).tolist())
     kept = [aux for aux in program.level_ops.tolist() if aux not in tails]
@@ -111,3 +113,33 @@ def test_without_the_tails_every_op_runs_after_what_it_reads(programs, name):
         assert before[position[aux]] == before[position[first]]
         assert int(after[i]) <= i
     assert len(set(after.tolist())) == len(set(before.tolist()))
+
+
+def test_the_compile_stores_the_chains_and_a_load_checks_them(tmp_path, monkeypatch, programs):
+    """A compiled circuit on disk carries its S-box chains (a fresh process's first proof does
+    not search them again); a program made without the store gets them found; heads that are
+    not ascending runs of three SOLVE ops are refused as corrupted."""
+    from cuzk_core.witness import compiled as compiled_module
+    from cuzk_core.witness import store
+
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiled_module, "_MEMORY", {})
+    fresh = programs["porep-lite c3 d2"]
+    assert fresh.sbox_heads is None
+    found = find_sbox_heads(fresh)
+    assert np.array_equal(program_sbox_heads(fresh), found)
+    backend = load_plugins().backend(load_profile("cpu"))
+    compiled, _ = compile_circuit(backend, PorepLite(challenges=3, depth=2))
+    assert compiled.source == "compiled"  # read back from the file it wrote
+    assert np.array_equal(compiled.program.sbox_heads, found)
+    path = tmp_path / "p.cuzkc"
+    store.save(path, "d", compiled.program, compiled.proving_matrices)
+    loaded, proving = store.load(path, "d")
+    assert np.array_equal(program_sbox_heads(loaded), found)
+    not_solve = np.flatnonzero(loaded.kind != SOLVE)[0]
+    overlapping = [found[0], found[0] + 2]
+    for bad in (found[::-1], overlapping, np.append(found, len(loaded.kind) - 1), [not_solve]):
+        with pytest.raises(ValueError, match="S-box heads"):
+            store._check_bounds(attrs.evolve(loaded, sbox_heads=np.asarray(bad)), proving)
+    none = attrs.evolve(loaded, sbox_heads=np.zeros(0, dtype=np.int64))
+    store._check_bounds(none, proving)  # a circuit without chains

@@ -16,12 +16,13 @@ import numpy as np
 
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
+from cuzk_core.witness.chains import program_sbox_heads
 from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 
 from .driver import DeviceArray, EventClock, Gpu, GpuError
 from .field import matrix_on_device
 from .mapped import mapping_of
-from .witness_chains import sbox_heads, without_chain_tails
+from .witness_chains import without_chain_tails
 from .witness_schedule import BlockSchedule, block_schedule, least_block_cost, level_cost
 
 _R = FR_MODULUS
@@ -190,7 +191,7 @@ def kernel_program(
     if not _sbox_chains(gpu):
         return program, None
     if loaded.chained is None:
-        loaded.heads = sbox_heads(program)
+        loaded.heads = program_sbox_heads(program)
         loaded.chained = without_chain_tails(program, loaded.heads)
     assert loaded.heads is not None
     return loaded.chained, loaded.heads

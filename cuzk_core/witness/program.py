@@ -46,6 +46,8 @@ class WitnessProgram:
     """int64: the aux index of every non-hint op, by level, ascending within a level."""
     parts: np.ndarray | None = None
     """int64 beside ``level_ops``: each op's part (:mod:`.parts`), when stored with the program."""
+    sbox_heads: np.ndarray | None = None
+    """int64: the first aux of every S-box chain (:mod:`.chains`), when stored with the program."""
 
     @property
     def num_inputs(self) -> int:

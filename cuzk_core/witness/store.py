@@ -35,10 +35,11 @@ from cuzk_core.cache import file_identity, settled_since
 from cuzk_core.fileio import atomic_output, write_json_atomic
 from cuzk_core.r1cs import ConstraintNames, R1CSMatrices, SparseMatrix
 
+from .chains import program_sbox_heads
 from .parts import program_parts
 from .program import WitnessProgram
 
-FORMAT = "cuzk-compiled-circuit/2"
+FORMAT = "cuzk-compiled-circuit/3"
 _MAGIC = b"CUZKCC2\0"
 _PREFIX = len(_MAGIC) + 16
 """The magic, the header's length and its CRC-32."""
@@ -111,6 +112,7 @@ def save(path: Path, digest: str, program: WitnessProgram, proving: R1CSMatrices
     for key in _PROGRAM:
         arrays[key] = getattr(program, key)
     arrays["parts"] = program_parts(program)
+    arrays["sbox_heads"] = program_sbox_heads(program)
     tables: dict[str, list[str]] = {"names": [], "prefixes": []}
     if program.matrices.names is not None:
         name_arrays, tables = _names_arrays(program.matrices.names)
@@ -288,6 +290,7 @@ def _rebuild(
         lin=built["lin"],
         num_hints=header["num_hints"],
         parts=arrays["parts"],
+        sbox_heads=arrays["sbox_heads"],
         **{key: arrays[key] for key in _PROGRAM},
     )
     return program, proving
@@ -345,3 +348,12 @@ def _check_bounds(p: WitnessProgram, proving: R1CSMatrices) -> None:
         or np.any(parts[parts] != parts)
     ):
         raise ValueError("parts that are not labels of the ops by their parts' roots")
+    heads = p.sbox_heads
+    if heads is None or (
+        heads.ndim != 1
+        or (len(heads) and (heads[0] < 0 or heads[-1] + 2 >= n or np.any(np.diff(heads) < 3)))
+        or np.any(p.kind[heads] != 1)
+        or np.any(p.kind[heads + 1] != 1)
+        or np.any(p.kind[heads + 2] != 1)
+    ):
+        raise ValueError("S-box heads that are not ascending runs of three SOLVE ops")

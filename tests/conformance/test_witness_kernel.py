@@ -18,7 +18,7 @@ import pytest
 from host_build import build_harness
 
 from cuzk_backend_gpu.witness import op_table
-from cuzk_backend_gpu.witness_chains import sbox_heads, without_chain_tails
+from cuzk_backend_gpu.witness_chains import without_chain_tails
 from cuzk_backend_gpu.witness_schedule import block_schedule
 from cuzk_core.circuits import PorepLite
 from cuzk_core.conformance.checks import GadgetCircuit, WideRowsCircuit
@@ -26,6 +26,7 @@ from cuzk_core.field.constants import FR_MODULUS as R
 from cuzk_core.layout import ints_to_limbs, limbs_to_ints
 from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
+from cuzk_core.witness.chains import find_sbox_heads
 from cuzk_core.witness.compiled import compile_circuit
 from cuzk_core.witness.evaluate import evaluate_program
 from cuzk_core.witness.program import HINT, WitnessProgram
@@ -115,7 +116,7 @@ def _kernel_program(program: WitnessProgram, chains: bool):
     """The program the kernels schedule, and the S-box chains' first ops (None: none fused)."""
     if not chains:
         return program, None
-    heads = sbox_heads(program)
+    heads = find_sbox_heads(program)
     return without_chain_tails(program, heads), heads
 
 
