@@ -1,9 +1,11 @@
 """``cuzk cache list`` and ``cuzk cache clear``: what lies under ``$CUZK_CACHE_DIR``.
 
-Three kinds of entries: key caches (``keys/*.cuzkkey``, converted from a params.bin or a zkey on
-first use), the parameters generated for embedded circuits (``params/<circuit>/``) and compiled
-native circuits (``compiled/<digest>/``, one per circuit shape and gadget code). Caches
-written beside a key (by ``cuzk setup``) belong to that folder and are not touched.
+Six kinds of entries: key caches (``keys/*.cuzkkey``, converted from a params.bin or a zkey on
+first use), the parameters generated for embedded circuits (``params/<circuit>/``), compiled
+native circuits (``compiled/<digest>/``, one per circuit shape, gadget code and file format),
+and three small records: verifying keys whose points passed their checks, row starts of circom
+``.r1cs`` files and their digests. Caches written beside a key (by ``cuzk setup``) belong to
+that folder and are not touched.
 """
 
 from __future__ import annotations
