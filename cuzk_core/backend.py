@@ -121,8 +121,8 @@ class Backend:
     def evaluate_r1cs(
         self, matrices: R1CSMatrices, witness: np.ndarray, for_quotient: bool = False
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple[Any, Any, Any]:
-        """``(A·z, B·z, C·z)``; with ``for_quotient``, possibly handles only this backend's
-        witness check and H take (see the hook)."""
+        """``(A·z, B·z, C·z)``; with ``for_quotient``, possibly handles that only this backend's
+        witness check (``first_unsatisfied``) and H (``quotient_on_coset``) take (see the hook)."""
         return self._call(
             "cuzk_evaluate_r1cs", matrices=matrices, witness=witness, for_quotient=for_quotient
         )

@@ -240,7 +240,8 @@ def cuzk_first_unsatisfied(ctx: BackendContext, a: np.ndarray, b: np.ndarray, c:
     Stops at first non-None result.
 
     :param ctx: the active backend, profile and timer.
-    :param a: ``(n, 4)`` scalars, A·z (as ``cuzk_evaluate_r1cs`` returned them).
+    :param a: ``(n, 4)`` scalars, A·z (as ``cuzk_evaluate_r1cs`` returned them: this backend's
+        own handles when it was asked ``for_quotient``; so for b and c).
     :param b: ``(n, 4)`` scalars, B·z.
     :param c: ``(n, 4)`` scalars, C·z.
     :return: the first failing row, or ``n`` when every row holds.
@@ -392,7 +393,8 @@ def cuzk_quotient_on_coset(
     ``cuzk_coset_intt``, which the result must equal bit for bit. Stops at first non-None result.
 
     :param ctx: the active backend, profile and timer.
-    :param a: ``(n, 4)`` scalars, ``n ≤ domain.size``: A·z.
+    :param a: ``(n, 4)`` scalars, ``n ≤ domain.size``: A·z (this backend's own handle from
+        ``cuzk_evaluate_r1cs`` when it was asked ``for_quotient``; so for b and c).
     :param b: ``(n, 4)`` scalars: B·z.
     :param c: ``(n, 4)`` scalars: C·z.
     :param domain: the evaluation domain.

@@ -500,6 +500,25 @@ def test_memlog_survives_a_failing_device_probe(tmp_path):
         MemoryLog(None, interval_s=0)
 
 
+def test_synth_bench_waits_for_kept_products_inside_their_span():
+    """Products a backend keeps on its device may still be computing when the hook returns:
+    the bench reads one row inside ``evaluate_r1cs``, so their time is not the check's."""
+    from test_groth16 import _KeptRows, _products_keeping_backend
+
+    open_spans: list[list[str]] = []
+
+    class Pending(_KeptRows):
+        def __array__(self, dtype=None, copy=None):
+            open_spans.append([s.name for s in backend.ctx.timer.spans if s.end is None])
+            return self.rows
+
+    calls: list[bool] = []
+    backend = _products_keeping_backend(calls, kept=Pending)
+    SynthBench(lambda: CubeCircuit(3), {"circuit": "cube"}).run(backend, None, None)
+    assert calls == [True]
+    assert open_spans == [["synthesis", "evaluate_r1cs"]]
+
+
 def test_synth_bench_reports_constraints_and_spans(tmp_path, cpu):
     bench = SynthBench(lambda: CubeCircuit(3), {"circuit": "cube"})
     entries = run_variants(bench, _variants(tmp_path), load_plugins(), runs=2, warmup=0)

@@ -347,15 +347,15 @@ class _KeptRows:
         return len(self.rows)
 
     def __getitem__(self, rows: slice) -> _KeptRows:
-        return _KeptRows(self.rows[rows])
+        return type(self)(self.rows[rows])
 
     def __array__(self, dtype=None, copy=None):
         raise AssertionError("the core read a product the backend kept")
 
 
-def _products_keeping_backend(calls: list[bool]):
+def _products_keeping_backend(calls: list[bool], kept: type[_KeptRows] = _KeptRows):
     """The cpu reference, plus a check and an H that take back the products it hands out as
-    handles whenever the prover allows (``for_quotient``, recorded in ``calls``)."""
+    ``kept`` handles whenever the prover allows (``for_quotient``, recorded in ``calls``)."""
 
     def host(values):
         return values.rows if isinstance(values, _KeptRows) else values
@@ -365,7 +365,7 @@ def _products_keeping_backend(calls: list[bool]):
         def cuzk_evaluate_r1cs(self, ctx, matrices, witness, for_quotient):
             calls.append(for_quotient)
             products = reference.cuzk_evaluate_r1cs(ctx, matrices, witness, for_quotient)
-            return tuple(_KeptRows(p) for p in products) if for_quotient else products
+            return tuple(kept(p) for p in products) if for_quotient else products
 
         @hookimpl
         def cuzk_first_unsatisfied(self, ctx, a, b, c):

@@ -1,5 +1,6 @@
-"""The S-box chains the GPU witness kernels run as one op (backends/gpu/witness_chains.py),
-against a by-definition reading of the rows, and the program they schedule: every op still
+"""The S-box chains the GPU witness kernels run as one op (found by cuzk_core/witness/chains.py
+and stored by the compile), against a by-definition reading of the rows, and the program they
+schedule (backends/gpu/witness_chains.py): every op still
 after everything it reads, the parts unchanged. (The kernels' values: the g++ harness,
 tests/conformance/test_witness_kernel.py, and the GPU tests.)"""
 

@@ -17,11 +17,12 @@ background thread), the conversion to Montgomery form follows them there, and an
 its bases only when its bucket sums need them (a ``wait_bases`` span shows any stall). Under
 ``none`` uploads stay synchronous: the pageable baseline.
 
-The hooks take and return host arrays, so an array this backend returns keeps its device copy
-(a mirror) while it lives, read-only: a later hook handed the same array (or rows of it, as a
-view) copies it on the device instead of uploading it (the witness into the R1CS products and
-the gathers of the MSMs' scalars, a, b, c into the check and the NTTs, each transform's output
-into the next). Gathered MSM scalars stay on the device as :class:`DeviceScalars` handles.
+The hooks mostly take and return host arrays, so an array this backend returns keeps its device
+copy (a mirror) while it lives, read-only: a later hook handed the same array (or rows of it, as
+a view) copies it on the device instead of uploading it (the witness into the R1CS products and
+the gathers of the MSMs' scalars, each transform's output into the next). Where the core allows
+it, results stay on the device as :class:`DeviceScalars` handles instead: gathered MSM scalars,
+and A·z, B·z, C·z for this backend's own check and H (``for_quotient``), read in place.
 """
 
 from __future__ import annotations
@@ -215,9 +216,10 @@ def group_of(points: G1Affines | G2Affines) -> str:
 
 @attrs.frozen(eq=False)
 class DeviceScalars:
-    """MSM scalars on the device (``(n, 4)`` uint64, canonical): what ``cuzk_gather_scalars``
-    and ``cuzk_quotient_on_coset`` (for an MSM) hand out, so the MSMs that take them upload
-    nothing. Rows slice like an array's; ``np.asarray`` downloads them."""
+    """Scalars on the device (``(n, 4)`` uint64, canonical): what ``cuzk_gather_scalars`` and
+    ``cuzk_quotient_on_coset`` (for an MSM) hand out, so the MSMs that take them upload nothing,
+    and ``cuzk_evaluate_r1cs`` (``for_quotient``) for ``cuzk_first_unsatisfied`` and
+    ``cuzk_quotient_on_coset``. Rows slice like an array's; ``np.asarray`` downloads them."""
 
     array: DeviceArray
 

@@ -66,7 +66,9 @@ class StagingPool:
         with self._lock:
             self.ensure(pool_bytes)
             src = host.reshape(-1).view(np.uint8)
-            mapped = mapping_of(src)  # a key cache's section: its pages go once staged
+            mapped = mapping_of(
+                src
+            )  # a mapped file (key cache, compiled circuit): pages go once staged
             stream = stream if stream is not None else adapter.stream()
             step = self._buffers[0].nbytes
             try:

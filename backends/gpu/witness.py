@@ -64,7 +64,7 @@ class DeviceProgram:
 
     rows: dict[tuple[bool, bool], tuple[DeviceArray, ...]]
     """Columns and coefficients of A, B, C and ``lin`` in the kernels' argument order, per
-    (scaled, chains): canonical (False, any), and once made, with A and C scaled per op of the
+    (scaled, chains): canonical (False, False), and once made, with A and C scaled per op of the
     op table (True, and whether that table runs S-box chains as one op)."""
     inv_r3: DeviceArray
     """The SOLVE ops' inverses times R³."""
@@ -98,7 +98,8 @@ class DeviceProgram:
 def op_table(program: WitnessProgram, heads: np.ndarray | None = None) -> np.ndarray:
     """The non-hint ops in level order as the kernel's ``op_t`` rows: aux, kind | extra << 8,
     and the entry ranges of the rows they read (a BIT op's ``lin`` row in A's place). The ops
-    at ``heads`` (witness_chains.py) are ``OP_SBOX`` rows that read their B row only."""
+    at ``heads`` (:mod:`cuzk_core.witness.chains`) are ``OP_SBOX`` rows that read their B row
+    only."""
     aux = program.level_ops
     kind, arg = program.kind[aux].astype(np.int64), program.arg[aux]
     table = np.zeros((len(aux), _OP_BYTES // 8), dtype=np.int64)
@@ -123,7 +124,7 @@ def op_table(program: WitnessProgram, heads: np.ndarray | None = None) -> np.nda
 
 def _threads(gpu: Gpu) -> int:
     threads = int(gpu.defines.get(_MODULE, {}).get("WITNESS_THREADS", THREADS))
-    if threads < 32 or threads % 32:  # a whole warp's shuffle mask at 32 lanes an op
+    if threads < 32 or threads % 32:  # blocks of whole warps: op groups and their shuffle masks
         raise GpuError(f"WITNESS_THREADS {threads}: the witness kernels need whole warps of 32")
     return threads
 
