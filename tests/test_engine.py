@@ -22,6 +22,7 @@ from cuzk_core.cli import main
 from cuzk_core.engine import (
     Engine,
     EngineConfig,
+    IdempotencyConflict,
     JobError,
     JobInput,
     JobRequest,
@@ -487,6 +488,8 @@ def test_engine_input_checks_and_malformed_jobs(tmp_path, keys):
             engine.submit(JobRequest("d1", JobInput(witness_path=escape)))
         with pytest.raises(JobError, match="embedded circuit: send no witness"):
             engine.submit(JobRequest("d1", JobInput(), witness_upload=b"123"))
+        with pytest.raises(PathRefused, match="a path holds no NUL character"):
+            engine.submit(JobRequest("d1", JobInput(witness_path=str(tmp_path / "roots/x\0"))))
         bad = engine.submit(JobRequest("d1", JobInput(circuit_seed=1 << 256)))
         good = engine.submit(JobRequest("d1", JobInput(circuit_seed=3)))
         failed = engine.await_job(bad.job_id, timeout_s=60)
@@ -520,6 +523,57 @@ def test_a_zkey_job_whose_witness_does_not_satisfy_the_circuit_fails(tmp_path):
         assert "does not verify against its own verifying key" in failed.error
         assert "\n" not in failed.error
         _verified(engine, right.job_id)
+    finally:
+        engine.shutdown()
+
+
+def test_zkey_jobs_refuse_a_circuit_seed_and_a_witness_for_another_circuit(tmp_path):
+    """A circuit seed means nothing to a zkey's job (refused, not dropped: a retry with it
+    would not match its own job); a witness of another length fails from its header alone."""
+    engine, witness = _zkey_engine(tmp_path, workers=0)
+    try:
+        with pytest.raises(JobError, match="a circuit seed applies only to embedded-circuit"):
+            engine.submit(JobRequest("zk", JobInput(circuit_seed=5), witness_upload=witness))
+        announced = bytearray(witness)  # 4 values stored, 2^25 announced
+        count_at = 12 + 12 + 4 + 32  # sections' table, section 1's head, n8, the prime
+        assert announced[count_at : count_at + 4] == (4).to_bytes(4, "little")
+        announced[count_at : count_at + 4] = (1 << 25).to_bytes(4, "little")
+        failed = engine.await_job(_zkey_job(engine, bytes(announced)), timeout_s=60)
+        assert failed.state is JobState.FAILED
+        assert "the witness has 33554432 values, the key 'zk' has 4" in failed.error
+    finally:
+        engine.shutdown()
+
+
+def test_submits_racing_with_one_idempotency_key_agree_or_conflict(tmp_path, monkeypatch):
+    """Two submits with one key can both pass the check before either is stored: the loser gets
+    the winner's job only when it is the same request (the same witness, seed and priority)."""
+    engine, witness = _zkey_engine(tmp_path, workers=0)
+    try:
+        first = engine.submit(
+            JobRequest("zk", JobInput(), idempotency_key="k", witness_upload=witness)
+        )
+        monkeypatch.setattr(engine.store, "get_by_idempotency", lambda key: None)  # the race
+        again = engine.submit(
+            JobRequest("zk", JobInput(), idempotency_key="k", witness_upload=witness)
+        )
+        assert (again.job_id, again.created) == (first.job_id, False)
+        other = bytearray(witness)
+        other[-32] ^= 1
+        for differs, request in (
+            (
+                "witness",
+                JobRequest("zk", JobInput(), idempotency_key="k", witness_upload=bytes(other)),
+            ),
+            (
+                "seed",
+                JobRequest("zk", JobInput(seed=9), idempotency_key="k", witness_upload=witness),
+            ),
+            ("priority", JobRequest("zk", JobInput(), Priority.HIGH, "k", witness_upload=witness)),
+        ):
+            with pytest.raises(IdempotencyConflict, match=f"whose {differs} differs"):
+                engine.submit(request)
+        _verified(engine, first.job_id)
     finally:
         engine.shutdown()
 

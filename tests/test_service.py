@@ -631,6 +631,23 @@ def test_start_with_a_missing_or_corrupt_key_exits_2(tmp_path, key):
             "[engine]\ntrace = 'nowhere/t.jsonl'\n",
             "engine.trace 'nowhere/t.jsonl': the folder",
         ),
+        "trace is a folder": (f"[engine]\ntrace = '{tmp_path}'\n", "a folder, not a file"),
+        "endless batch wait": ("[engine]\nmax_batch_wait_ms = 1e13\n", "at most 3.6e+06"),
+        "infinite budget": ("[residency]\nbudget_mib = inf\n", "must be a number > 0"),
+        "not a number": ("[engine]\nresult_ttl_s = nan\n", "must be a number > 0"),
+        "half a thread": ("rpc_threads = 8.5\n", "rpc_threads must be a whole number"),
+        "half a job": ("[engine]\nmax_queued = 0.5\n", "must be a whole number ≥ 1"),
+        "no bytes": ("max_request_mib = 1e-9\n", "at least 1/1024 (1 KiB)"),
+        "roots of numbers": ("[inputs]\nroots = [1]\n", "must be a list of strings"),
+        "workers unbounded": ("[engine]\ncheck_workers = 100000\n", "at most 256"),
+        "socket under a file": (
+            f"listen = 'unix://{tmp_path / 'c.toml' / 'x.sock'}'\n",
+            "cannot make its folder",
+        ),
+        "socket path too long": (
+            f"listen = 'unix://{tmp_path / ('s' * 120)}.sock'\n",
+            "a unix socket's path holds at most 107",
+        ),
     }
     for name, (config, message) in cases.items():
         (tmp_path / "c.toml").write_text(config)
@@ -827,3 +844,30 @@ def test_steady_throughput_leaves_the_first_quarter_of_a_batch_out():
     assert summarize(done, 9.0)["steady_proofs_per_s"] == 1.0
     assert steady_proofs_per_s(done[:7]) is None  # under STEADY_MIN_JOBS
     assert steady_proofs_per_s([sample(None)] * 8) is None  # single runs carry no times
+
+
+def test_a_status_carries_at_most_max_details_characters_of_an_error():
+    """An error echoes the client's values; a long one is cut in the middle, so a 20 kB job id
+    still gets NOT_FOUND (gRPC's 16 KiB metadata would otherwise make it RESOURCE_EXHAUSTED)."""
+    from cuzk_core.service.server import MAX_DETAILS, status_details
+
+    assert status_details("unknown job 'x'") == "unknown job 'x'"
+    long = f"unknown job {'x' * 20_000!r} (never submitted)"
+    cut = status_details(long)
+    assert len(cut) <= MAX_DETAILS
+    assert cut.startswith("unknown job 'xxx") and cut.endswith("(never submitted)")
+    assert "characters cut" in cut
+
+
+def test_a_relative_state_dir_is_kept_absolute(tmp_path, monkeypatch):
+    """The job store records spool paths under the state folder: a restart from another
+    working folder must find them."""
+    from cuzk_core.profile import load_profile
+    from cuzk_core.service.config import build_configs
+
+    monkeypatch.chdir(tmp_path)
+    _, engine = build_configs({}, tmp_path, load_profile("cpu"), state_dir="st")
+    assert engine.state_dir == tmp_path / "st" and engine.state_dir.is_absolute()
+    monkeypatch.setenv("CUZK_STATE_DIR", "env-state")
+    _, engine = build_configs({}, tmp_path, load_profile("cpu"))
+    assert engine.state_dir == tmp_path / "env-state"

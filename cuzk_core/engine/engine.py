@@ -71,6 +71,8 @@ def under_roots(path: str, roots: Sequence[Path]) -> str:
         raise PathRefused(
             f"input path {path!r} refused: no input roots are configured (upload the file)"
         )
+    if "\0" in path:
+        raise PathRefused(f"input path {path!r} refused: a path holds no NUL character")
     resolved = Path(path).resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
         shown = ", ".join(str(r) for r in roots)
@@ -93,17 +95,29 @@ def admit(
         request.witness_upload is not None or request.input.witness_path is not None
     ):
         raise JobError(f"key {spec.key_id!r} proves an embedded circuit: send no witness")
+    if spec.circuit is None and request.input.circuit_seed is not None:
+        raise JobError(
+            f"key {spec.key_id!r} proves a snarkjs circuit from its witness: a circuit seed "
+            "applies only to embedded-circuit keys"
+        )
     if request.idempotency_key is not None:
         existing = store.get_by_idempotency(request.idempotency_key)
         if existing is not None:
-            differs = _differs(existing, request)
-            if differs:
-                raise IdempotencyConflict(
-                    f"idempotency key {request.idempotency_key!r} is job {existing.job_id}, whose "
-                    f"{differs} differs from this request's; a new request needs a new key"
-                )
-            return Ticket(existing.job_id, False, 0)
+            return retry_ticket(existing, request)
     return request
+
+
+def retry_ticket(existing: JobRecord, request: JobRequest) -> Ticket:
+    """The ticket of ``existing``, the job ``request``'s idempotency key made, when the request
+    is the same one again; :class:`IdempotencyConflict` when it is not (also when two submits
+    with one key raced to the store: the loser gets the winner's job only if they agree)."""
+    differs = _differs(existing, request)
+    if differs:
+        raise IdempotencyConflict(
+            f"idempotency key {request.idempotency_key!r} is job {existing.job_id}, whose "
+            f"{differs} differs from this request's; a new request needs a new key"
+        )
+    return Ticket(existing.job_id, False, 0)
 
 
 def _differs(existing: JobRecord, request: JobRequest) -> str:
@@ -111,6 +125,8 @@ def _differs(existing: JobRecord, request: JobRequest) -> str:
     the same idempotency key must be the same request, or its result would answer another."""
     if existing.key_id != request.key_id:
         return "key"
+    if existing.priority != request.priority:
+        return "priority"
     old, new = existing.input, request.input
     if (old.circuit_seed, old.seed) != (new.circuit_seed, new.seed):
         return "seed"
@@ -348,7 +364,7 @@ class Engine:
         self.scheduler.check_room()
         record, created, seq = self.store.insert(request)
         if not created:
-            return Ticket(record.job_id, False, 0)
+            return retry_ticket(record, request)
         position = self.scheduler.push(
             QueuedJob.make(record.job_id, record.key_id, record.priority, seq), force=True
         )

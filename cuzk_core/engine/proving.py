@@ -13,7 +13,6 @@ from cuzk_core.backend import Backend
 from cuzk_core.circuits import get_circuit
 from cuzk_core.engine.jobs import JobError, JobInput
 from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey
-from cuzk_core.errors import FormatError
 from cuzk_core.groth16.prover import ProofResult, evaluated, prove, with_queries
 from cuzk_core.groth16.sources import Assignment, LoadedKey, NativeCircuit
 from cuzk_core.interop.wtns import read_wtns
@@ -63,12 +62,7 @@ def synthesize_job(backend: Backend, spec: KeySpec, job_input: JobInput) -> Prep
         return Prepared(assignment.witness, assignment)
     if job_input.witness_path is None:
         raise JobError(f"key {spec.key_id!r} is a zkey: the job needs a witness (.wtns)")
-    witness = read_wtns(job_input.witness_path)
-    if len(witness) != spec.num_vars:
-        raise FormatError(
-            f"{job_input.witness_path}: the witness has {len(witness)} values, the key "
-            f"{spec.key_id!r} has {spec.num_vars} (a witness for another circuit?)"
-        )
+    witness = read_wtns(job_input.witness_path, spec.num_vars, f"the key {spec.key_id!r}")
     return Prepared(witness, None)
 
 

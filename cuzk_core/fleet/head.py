@@ -39,7 +39,7 @@ from cuzk_core.engine import (
     UnknownJob,
     UnknownKey,
 )
-from cuzk_core.engine.engine import admit
+from cuzk_core.engine.engine import admit, retry_ticket
 from cuzk_core.engine.keys import read_verifying_key
 from cuzk_core.engine.residency import KeyStatus
 from cuzk_core.errors import CuzkError
@@ -244,7 +244,7 @@ class FleetEngine:
                 )
         record, created, seq = self.store.insert(request)
         if not created:
-            return Ticket(record.job_id, False, 0)
+            return retry_ticket(record, request)
         job = Pending.make(record.job_id, record.key_id, record.priority, seq)
         with self._lock:
             self.router.add(job)

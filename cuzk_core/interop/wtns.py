@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FR_BYTES, FR_MODULUS
 from cuzk_core.interop.container import Container
 from cuzk_core.interop.fields import describe_prime
@@ -19,8 +20,10 @@ WTNS_MAGIC = b"wtns"
 WTNS_MAX_VERSION = 2
 
 
-def read_wtns(path: str | Path) -> np.ndarray:
-    """The witness as ``(n, 4)`` canonical scalars; checks field, length, range and wire 0 = 1."""
+def read_wtns(path: str | Path, num_wires: int | None = None, against: str = "") -> np.ndarray:
+    """The witness as ``(n, 4)`` canonical scalars; checks field, length, range and wire 0 = 1,
+    and with ``num_wires`` that it has one value per wire of ``against`` (before reading the
+    values: a huge file for another circuit costs nothing)."""
     container = Container(path, WTNS_MAGIC, WTNS_MAX_VERSION, ".wtns")
     header = container.reader(1, "header")
     n8 = header.u32("the field size")
@@ -36,6 +39,11 @@ def read_wtns(path: str | Path) -> np.ndarray:
         )
     count = header.u32("the witness length")
     header.finish()
+    if num_wires is not None and count != num_wires:
+        raise FormatError(
+            f"{path}: the witness has {count} values, {against} has {num_wires} "
+            "(a witness for another circuit?)"
+        )
     values = container.reader(2, "values")
     if values.remaining != count * n8:
         raise values.error(

@@ -39,6 +39,7 @@ allowed (exit status 2)::
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -86,8 +87,8 @@ _TOP = {
     "token_file": str,
     "state_dir": str,
     "max_request_mib": "positive",
-    "max_concurrent_rpcs": "positive",
-    "rpc_threads": "positive",
+    "max_concurrent_rpcs": "whole",
+    "rpc_threads": "whole",
     "engine": dict,
     "residency": dict,
     "keys": dict,
@@ -95,24 +96,49 @@ _TOP = {
 }
 _ENGINE = {
     "pipeline": bool,
-    "max_batch_size": "positive",
+    "max_batch_size": "whole",
     "max_batch_wait_ms": "nonnegative",
-    "max_queued": "positive",
-    "max_attempts": "positive",
+    "max_queued": "whole",
+    "max_attempts": "whole",
     "result_ttl_s": "positive",
     "fetched_ttl_s": "positive",
     "trace": str,
     "warm_up_proofs": "count",
     "check_workers": "count",
 }
+_YEAR_S = 365 * 86400
 _BOUNDS: dict[str, tuple[float | None, float | None, str]] = {
     "rpc_threads": (RESERVED_RPC_THREADS, None, "that many are kept for calls that do not wait"),
     "max_request_mib": (None, MAX_REQUEST_MIB, "gRPC's message limit"),
+    "engine.max_batch_wait_ms": (None, 3_600_000, "an hour"),
+    "engine.result_ttl_s": (None, 10 * _YEAR_S, "ten years"),
+    "engine.fetched_ttl_s": (None, 10 * _YEAR_S, "ten years"),
+    "engine.check_workers": (None, 256, "processes verifying proofs"),
+    "residency.budget_mib": (None, 1 << 30, "a PiB"),
 }
 """Numbers with a bound beyond their sign, by dotted key: (above, at most, why)."""
-_RESIDENCY = {"budget_mib": "positive", "preload": list}
+_RESIDENCY = {"budget_mib": "positive", "preload": "strings"}
 _KEY = {"params": str, "zkey": str}
-_INPUTS = {"roots": list}
+_INPUTS = {"roots": "strings"}
+
+
+def _kind_problem(kind: Any, value: Any) -> str | None:
+    """What ``value`` lacks to be of schema ``kind`` (None: nothing)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "positive":
+        ok = number and math.isfinite(value) and value > 0
+        return None if ok else "a number > 0"
+    if kind == "nonnegative":
+        ok = number and math.isfinite(value) and value >= 0
+        return None if ok else "a number ≥ 0"
+    if kind in ("whole", "count"):
+        least = 1 if kind == "whole" else 0
+        ok = number and isinstance(value, int) and value >= least
+        return None if ok else f"a whole number ≥ {least}"
+    if kind == "strings":
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        return None if ok else "a list of strings"
+    return None if isinstance(value, kind) else f"a {kind.__name__}"
 
 
 def _check(table: dict[str, Any], schema: dict[str, Any], where: str, prefix: str) -> None:
@@ -121,28 +147,19 @@ def _check(table: dict[str, Any], schema: dict[str, Any], where: str, prefix: st
         if key not in schema:
             allowed = ", ".join(sorted(schema))
             raise ConfigError(f"{where}: unknown key {dotted!r} (allowed: {allowed})")
-        kind = schema[key]
-        if kind in ("positive", "nonnegative"):
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            ok = ok and (value > 0 if kind == "positive" else value >= 0)
-            if not ok:
-                sign = "> 0" if kind == "positive" else "≥ 0"
-                raise ConfigError(f"{where}: {dotted} must be a number {sign}, got {value!r}")
-            above, at_most, why = _BOUNDS.get(dotted, (None, None, ""))
-            if above is not None and value <= above:
-                raise ConfigError(
-                    f"{where}: {dotted} must be more than {above} ({why}), got {value!r}"
-                )
-            if at_most is not None and value > at_most:
-                raise ConfigError(
-                    f"{where}: {dotted} must be at most {at_most} ({why}), got {value!r}"
-                )
-        elif kind == "count":
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ConfigError(f"{where}: {dotted} must be a whole number ≥ 0, got {value!r}")
-        elif not isinstance(value, kind):
+        wanted = _kind_problem(schema[key], value)
+        if wanted is not None:
+            raise ConfigError(f"{where}: {dotted} must be {wanted}, got {value!r}")
+        if dotted == "max_request_mib" and value * MIB < 1024:  # fractions are KiB: not 0 bytes
+            raise ConfigError(f"{where}: {dotted} must be at least 1/1024 (1 KiB), got {value!r}")
+        above, at_most, why = _BOUNDS.get(dotted, (None, None, ""))
+        if above is not None and value <= above:
             raise ConfigError(
-                f"{where}: {dotted} must be a {kind.__name__}, got {type(value).__name__}"
+                f"{where}: {dotted} must be more than {above:g} ({why}), got {value!r}"
+            )
+        if at_most is not None and value > at_most:
+            raise ConfigError(
+                f"{where}: {dotted} must be at most {at_most:g} ({why}), got {value!r}"
             )
 
 
@@ -175,7 +192,7 @@ def read_config(path: Path | None) -> tuple[dict[str, Any], Path]:
 def default_state_dir() -> Path:
     """``$CUZK_STATE_DIR``, else the cache folder's ``serve``."""
     explicit = os.environ.get("CUZK_STATE_DIR")
-    return Path(explicit) if explicit else cache_dir() / "serve"
+    return (Path(explicit).expanduser() if explicit else cache_dir() / "serve").absolute()
 
 
 def build_configs(
@@ -194,7 +211,8 @@ def build_configs(
     def path_of(text: str) -> Path:
         return (base / Path(text).expanduser()).absolute()
 
-    state = Path(state_dir) if state_dir else None
+    # Absolute: the job store records spool paths, which a restart from elsewhere must find.
+    state = Path(state_dir).expanduser().absolute() if state_dir else None
     if state is None:
         state = path_of(table["state_dir"]) if "state_dir" in table else default_state_dir()
     try:
@@ -221,6 +239,8 @@ def build_configs(
     if trace is not None and not path_of(trace).parent.is_dir():
         folder = path_of(trace).parent
         raise ConfigError(f"engine.trace {trace!r}: the folder {folder} does not exist")
+    if trace is not None and path_of(trace).is_dir():
+        raise ConfigError(f"engine.trace {trace!r}: a folder, not a file the spans can go to")
     engine = EngineConfig(
         state_dir=state,
         profile=profile,

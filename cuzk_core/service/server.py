@@ -117,6 +117,20 @@ def job_request(message: pb.SubmitProofRequest) -> JobRequest:
     )
 
 
+MAX_DETAILS = 2048
+"""Characters of an error a status carries: it echoes the client's values (a path, a job id),
+and gRPC's metadata holds 16 KiB, past which the client sees RESOURCE_EXHAUSTED instead."""
+
+
+def status_details(message: str) -> str:
+    """``message``, its middle cut when it is longer than :data:`MAX_DETAILS`."""
+    if len(message) <= MAX_DETAILS:
+        return message
+    cut = len(message) - MAX_DETAILS + 64
+    head = (MAX_DETAILS - 64) * 3 // 4
+    return f"{message[:head]} …[{cut} characters cut]… {message[head + cut :]}"
+
+
 class ProverServicer(rpc.ProverServicer):
     """The gRPC methods, each a call into the engine."""
 
@@ -132,7 +146,7 @@ class ProverServicer(rpc.ProverServicer):
             yield
         except CuzkError as exc:
             code = next(c for kind, c in _CODES if isinstance(exc, kind))
-            context.abort(code, str(exc))
+            context.abort(code, status_details(str(exc)))
 
     def _result(self, record: JobRecord) -> pb.ProofResult:
         result = pb.ProofResult(
@@ -287,10 +301,25 @@ def unix_path(listen: str) -> Path | None:
     return Path(rest[2:] if rest.startswith("//") else rest)
 
 
+UNIX_PATH_MAX = 107
+"""Bytes of a unix socket's path, the terminating NUL left out (Linux's sun_path is 108)."""
+
+
 def _claim_socket(path: Path) -> None:
-    """Remove a stale socket file; refuse a live one or a path that is not a socket."""
+    """Remove a stale socket file; refuse a live one, a path that is not a socket, one too long
+    for a socket or one whose folder cannot be made."""
+    if len(os.fsencode(path)) > UNIX_PATH_MAX:
+        raise ConfigError(
+            f"listen path {path}: {len(os.fsencode(path))} bytes, a unix socket's path holds at "
+            f"most {UNIX_PATH_MAX}"
+        )
     if not path.exists() and not path.is_symlink():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"listen path {path}: cannot make its folder ({exc.strerror or exc})"
+            ) from None
         return
     if not stat.S_ISSOCK(path.lstat().st_mode):
         raise ConfigError(f"listen path {path} exists and is not a socket")
@@ -358,6 +387,8 @@ def build_server(
         mask = os.umask(0o077)
         try:
             bound = server.add_insecure_port(f"unix:{sock}")
+        except RuntimeError:
+            bound = 0
         finally:
             os.umask(mask)
         if bound == 0:
