@@ -213,6 +213,32 @@ def check_output_file(path: str | Path | None, option: str) -> None:
     _probe_writable(_existing_parent(path, label), label)
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def refuse_outputs_over_inputs(
+    outputs: Iterable[tuple[str, str | Path | None]], inputs: Iterable[str | Path | None]
+) -> None:
+    """Before any work: no output (``(option, path)``) is a file the command reads, one of
+    ``inputs`` or a file in an input folder (a proving key's folder), by its identity, so a
+    link or another spelling of the path is caught too."""
+    read: set[tuple[int, int]] = set()
+    for given in inputs:
+        if given is None:
+            continue
+        path = Path(given)
+        members = [p for p in path.iterdir() if p.is_file()] if path.is_dir() else [path]
+        read.update(i for i in map(_identity, members) if i is not None)
+    for option, given in outputs:
+        if given is not None and _identity(Path(given)) in read:
+            raise OutputError(f"{option} {given}: is an input of this command; give another file")
+
+
 # ---------------------------------------------------------------- writing
 
 

@@ -766,6 +766,35 @@ def test_trace_and_memlog_may_not_overwrite_each_other_or_the_proof(tmp_path: Pa
         assert not list(out.iterdir()) and not (tmp_path / "t").exists()
 
 
+def test_no_output_overwrites_a_file_the_command_reads(tmp_path: Path):
+    """--trace, --memlog, --json and --out are refused before any work when they name an
+    input (the proving key's files, the witness, a result being compared), however spelled."""
+    params, out = tmp_path / "p", tmp_path / "o"
+    knobs = ["--challenges", "1", "--depth", "1"]
+    assert cuzk("--profile", "cpu", "-q", "setup", *knobs, "--out", params)[0] == 0
+    key_bytes = (params / "params.bin").read_bytes()
+    (tmp_path / "link.bin").symlink_to(params / "params.bin")
+    zkey, wtns = tmp_path / "k.zkey", tmp_path / "w.wtns"
+    zkey.write_bytes(seed("zkey", "one_private.zkey").read_bytes())
+    wtns.write_bytes(seed("wtns", "one_private.wtns").read_bytes())
+    for args, option in (
+        (["--params", params, "--out", out, "--trace", params / "params.bin"], "--trace"),
+        (["--params", params, "--out", out, "--memlog", tmp_path / "link.bin"], "--memlog"),
+        (["--params", params, "--out", params], "--out"),
+        (["--zkey", zkey, "--wtns", wtns, "--out", out, "--memlog", wtns], "--memlog"),
+    ):
+        code, _, err = cuzk("--profile", "cpu", "-q", "prove", *args)
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"cuzk: error: {option} ") and "is an input of this command" in err
+    assert (params / "params.bin").read_bytes() == key_bytes and not out.exists()
+    result = tmp_path / "r.json"
+    assert cuzk("bench", "ntt", "--size", "16", "--runs", "2", "--json", result)[0] == 0
+    before = result.read_bytes()
+    code, _, err = cuzk("bench", "compare", result, result, "--json", result)
+    assert code == 2 and "--json" in err and "is an input of this command" in err, err
+    assert result.read_bytes() == before
+
+
 def test_messages_name_the_thing_at_fault(tmp_path: Path):
     code, _, err = cuzk("backends", "--check", "")
     assert (code, err) == (
@@ -798,3 +827,46 @@ def test_a_zkeys_ic_subgroups_are_checked_once_per_content(monkeypatch: pytest.M
     checked.clear()
     again = zkey_module.Zkey(path).verifying_key()
     assert len(checked) == header_points and again.to_bytes() == first.to_bytes()
+
+
+def test_more_bad_input_is_one_line_and_exit_2(tmp_path: Path, monkeypatch):
+    """What a probe of the command line found: each now one line, exit 2, no traceback."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 1500 + "]" * 1500)
+    trace = tmp_path / "t.jsonl"
+    bad_backend = '{"name": "job", "start": 0, "end": 0.5, "backend": 5}\n'
+    huge_start = '{"name": "job", "start": 1' + "0" * 400 + "}\n"
+    vk = tmp_path / "vk.bin"
+    vk.write_bytes(bytes(files.VK_FIXED_BYTES - 4) + (7).to_bytes(4, "big") + bytes(96))
+    a_file = tmp_path / "cache" / "params" / "porep-lite-challenges1-depth1-seed0"
+    a_file.parent.mkdir(parents=True)
+    a_file.write_text("")
+    cases = [
+        (["trace", "show", deep], "nested too deep"),
+        (["bench", "compare", deep, deep], "nested too deep"),
+        (["trace", "show", trace, "--width", "99999999999"], "10 to 1000 columns"),
+        (["bench", "ntt", "--size", "16", "--runs", "99999999999999999999"], "1 to 10000"),
+        (["bench", "compare", deep, deep, "--min-delta-ms", "nan"], "--min-delta-ms nan"),
+        (["prove", "--out", ""], "--out '': an empty path"),
+        (
+            ["--profile", tmp_path / "x.toml", "verify", "--vk", vk, "--proof", vk, "--public", vk],
+            "not found",
+        ),
+        (["verify", "--vk", vk, "--proof", vk, "--public", vk], "its IC count (7) makes"),
+        (["prove", "--challenges", "1", "--depth", "1", "--out", tmp_path / "o"], "a file where"),
+    ]
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path / "cache"))
+    for spans in (bad_backend, huge_start):
+        trace.write_text(spans)
+        code, _, err = cuzk("trace", "show", trace)
+        assert code == 2 and "not a cuzk span" in err and err.count("\n") == 1, err
+    trace.write_text('{"name": "job", "start": 0, "end": 0.5}\n')
+    for args, message in cases:
+        code, _, err = cuzk(*args)
+        assert code == 2 and "Traceback" not in err, (args, err)
+        assert message in err.splitlines()[-1], (args, err)
+    for number in ("1_0", "+1", " 1", "٣"):  # int() takes each; an option takes ASCII digits
+        with pytest.raises(SystemExit) as usage:
+            cuzk("prove", "--challenges", number, "--out", tmp_path / "o")
+        assert usage.value.code == 2
+    assert not (tmp_path / "o").exists()

@@ -143,6 +143,8 @@ def read_result(path: str | Path) -> dict[str, Any]:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BenchError(f"{path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BenchError(f"{path}: JSON nested too deep to be a cuzk bench result") from None
     return validate_result(document, path)
 
 

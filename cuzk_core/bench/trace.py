@@ -49,8 +49,11 @@ def _span_from(record: Any, where: str) -> TraceSpan:
     try:
         start = float(record["start"])
         end = None if record.get("end") is None else float(record["end"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise BenchError(f"{where}: not a cuzk span (start and end must be numbers)") from None
+    for field in ("parent", "backend"):
+        if not isinstance(record.get(field), str | None):
+            raise BenchError(f"{where}: not a cuzk span ({field} must be a string)")
     if not math.isfinite(start) or (end is not None and not (math.isfinite(end) and end >= start)):
         raise BenchError(f"{where}: span {record['name']!r} runs from {start} to {end}")
     return TraceSpan(record["name"], start, end, record.get("parent"), record.get("backend"))
@@ -107,6 +110,8 @@ def read_trace(path: str | Path) -> Trace:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BenchError(f"{path}:{number}: not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise BenchError(f"{path}:{number}: JSON nested too deep to be a span") from None
         if isinstance(record, dict) and isinstance(record.get("memory"), dict):
             memory = record["memory"]
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,8 @@ from cuzk_core.bench.runner import Variant, run_variants
 from cuzk_core.bench.stats import paired_ratios
 from cuzk_core.bench.trace import memory_line, read_trace, render_png, waterfall
 from cuzk_core.cli import commands
-from cuzk_core.fileio import check_output_file, write_json_atomic
+from cuzk_core.cli.parser import whole_number
+from cuzk_core.fileio import check_output_file, refuse_outputs_over_inputs, write_json_atomic
 from cuzk_core.groth16 import params_dir
 from cuzk_core.groth16.key_sources import ParamsFile
 from cuzk_core.plugins import Plugins, load_plugins
@@ -81,10 +83,13 @@ def add_bench_parser(
 
     def timed(name: str, text: str, ab: bool = True, warmup: int = 1) -> argparse.ArgumentParser:
         parser = actions.add_parser(name, help=text)
-        parser.add_argument("--runs", type=int, default=5, help="timed runs (default 5)")
+        parser.add_argument("--runs", type=whole_number, default=5, help="timed runs (default 5)")
         why = ": a GPU witness program's second run may time both its kernels" if warmup > 1 else ""
         parser.add_argument(
-            "--warmup", type=int, default=warmup, help=f"untimed runs first (default {warmup}{why})"
+            "--warmup",
+            type=whole_number,
+            default=warmup,
+            help=f"untimed runs first (default {warmup}{why})",
         )
         if ab:
             parser.add_argument("--vs", metavar="Q", help="A/B: also run profile Q, alternating")
@@ -174,11 +179,15 @@ def _add_prove_options(
     add_circuit_options(parser)
 
 
+MAX_RUNS = 10_000
+"""The most timed (or warm-up) runs a bench takes: a typo of a few digits is not a week's run."""
+
+
 def _check_counts(args: argparse.Namespace) -> None:
-    if args.runs < 1:
-        raise BenchError(f"--runs {args.runs}: at least one timed run is needed")
-    if args.warmup < 0:
-        raise BenchError(f"--warmup {args.warmup}: must be zero or more")
+    if not 1 <= args.runs <= MAX_RUNS:
+        raise BenchError(f"--runs {args.runs}: 1 to {MAX_RUNS} timed runs")
+    if not 0 <= args.warmup <= MAX_RUNS:
+        raise BenchError(f"--warmup {args.warmup}: 0 to {MAX_RUNS} untimed runs")
 
 
 def _device_probe(plugins: Plugins, variants: list[Variant]) -> Callable[[], int | None]:
@@ -208,7 +217,12 @@ def _run(
     """Run ``bench`` under ``variants`` with memory sampling; the results document."""
     _check_counts(args)
     check_output_file(args.memlog, "--memlog")
-    check_output_file(None if args.json in (None, "-") else args.json, "--json")
+    json_out = None if args.json in (None, "-") else args.json
+    check_output_file(json_out, "--json")
+    refuse_outputs_over_inputs(
+        [("--memlog", args.memlog), ("--json", json_out)],
+        [getattr(args, "params", None), *(s for v in variants for s in v.profile.sources)],
+    )
     plugins = load_plugins()
     steps = len(variants) * (1 + args.warmup + args.runs)
     progress = Progress(f"bench {bench.name}", steps, enabled=False if args.quiet else None)
@@ -313,8 +327,11 @@ def bench_isolate(args: argparse.Namespace) -> int:
 def bench_compare(args: argparse.Namespace) -> int:
     """``cuzk bench compare``: exit 1 when ``--fail-above`` finds a regression."""
     threshold = None if args.fail_above is None else parse_percent(args.fail_above)
+    if not (math.isfinite(args.min_delta_ms) and args.min_delta_ms >= 0):
+        raise BenchError(f"--min-delta-ms {args.min_delta_ms}: a number of milliseconds ≥ 0")
     if args.json is not None and args.json != "-":
         check_output_file(args.json, "--json")
+        refuse_outputs_over_inputs([("--json", args.json)], [args.a, args.b])
     comparison = compare_results(
         read_result(args.a),
         read_result(args.b),
@@ -334,6 +351,9 @@ def bench_compare(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- cuzk trace show
 
+MAX_WIDTH = 1000
+"""The widest waterfall: its lines are this many columns a span."""
+
 
 def add_trace_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``trace show``."""
@@ -342,15 +362,15 @@ def add_trace_parser(sub: argparse._SubParsersAction) -> None:
     show = actions.add_parser("show", help="draw a waterfall of the spans, with overlaps")
     show.add_argument("file", help="trace written by `cuzk prove --trace FILE`")
     show.add_argument("--all", action="store_true", help="finer spans too, under their phase")
-    show.add_argument("--width", type=int, default=60, help="bar columns (default 60)")
+    show.add_argument("--width", type=whole_number, default=60, help="bar columns (default 60)")
     show.add_argument("--png", metavar="OUT", help="also render a PNG (needs cuzk[plot])")
     show.set_defaults(handler=trace_show)
 
 
 def trace_show(args: argparse.Namespace) -> int:
     """``cuzk trace show``: the waterfall as text, and as a PNG with ``--png``."""
-    if args.width < 10:
-        raise BenchError(f"--width {args.width}: at least 10 columns")
+    if not 10 <= args.width <= MAX_WIDTH:
+        raise BenchError(f"--width {args.width}: 10 to {MAX_WIDTH} columns")
     check_output_file(args.png, "--png")
     trace = read_trace(args.file)
     spans = trace.spans

@@ -14,8 +14,14 @@ from cuzk_core.bench.observe import check_observation_outputs, observe
 from cuzk_core.cache import cache_dir
 from cuzk_core.circuits import circuit_from_spec
 from cuzk_core.cli import backend_check, key_check
-from cuzk_core.errors import CuzkError
-from cuzk_core.fileio import check_output_file, check_output_folder, json_bytes, write_together
+from cuzk_core.errors import CuzkError, OutputError
+from cuzk_core.fileio import (
+    check_output_file,
+    check_output_folder,
+    json_bytes,
+    refuse_outputs_over_inputs,
+    write_together,
+)
 from cuzk_core.groth16 import files, params_dir
 from cuzk_core.groth16.key_cache import SUFFIX as KEY_CACHE_SUFFIX
 from cuzk_core.groth16.key_sources import ParamsFile, stderr_log
@@ -163,6 +169,8 @@ def setup(args: argparse.Namespace) -> int:
         raise CuzkError("setup needs --out (a parameters folder), or --r1cs with --zkey")
     folder = Path(args.out)
     check_output_folder(folder, [*_PARAMS_FILES, VK_JSON])
+    outputs = [("--out", folder / name) for name in [*_PARAMS_FILES, VK_JSON]]
+    refuse_outputs_over_inputs(outputs, [args.r1cs])
     backend = _backend(args, Timer())
     if args.r1cs is not None:
         progress = _progress(args, "setup", SETUP_STEPS)
@@ -185,6 +193,11 @@ def cached_params(circuit, args: argparse.Namespace) -> Path:
     spec = {"circuit": circuit.name, **circuit.knobs()}
     key = "-".join([circuit.name, *(f"{k}{v}" for k, v in sorted(circuit.knobs().items()))])
     folder = cache_dir() / "params" / key
+    if folder.exists() and not folder.is_dir():  # before the setup's minutes, not after
+        raise OutputError(
+            f"{folder}: a file where the cache keeps this circuit's parameters folder; remove "
+            "it (or run `cuzk cache clear`)"
+        )
     if not (folder / params_dir.PARAMS_FILE).is_file():
         if not args.quiet:
             print(f"cuzk: generating parameters for {key} once, into {folder}", file=sys.stderr)
@@ -235,6 +248,9 @@ def prove(args: argparse.Namespace) -> int:
     names = [*files.PROOF_FILES, *(SNARKJS_FILES if is_circom else ()), TIMINGS_FILE]
     check_output_folder(out, names)  # outputs, backend and profile fail before any work
     check_observation_outputs(args.trace, args.memlog, [out / name for name in names])
+    outputs = [("--out", out / name) for name in names]
+    outputs += [("--trace", args.trace), ("--memlog", args.memlog)]
+    refuse_outputs_over_inputs(outputs, [args.params, args.zkey, args.wtns, args.r1cs])
     timer = Timer()
     backend = _backend(args, timer)
     # Spans around the proof too, so timings.json accounts for a fresh process's whole run.

@@ -11,6 +11,7 @@ import argparse
 import importlib
 import inspect
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -131,14 +132,26 @@ def _handler(module: str, function: str) -> Handler:
     return handle
 
 
+_WHOLE = re.compile(r"-?[0-9]+")
+_SEED = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+")
+
+
+def whole_number(text: str) -> int:
+    """An option's whole number: ASCII decimal digits only (``int`` also takes ``1_0``, `` 1``,
+    ``+1`` and other scripts' digits, which no one means on a command line)."""
+    if not _WHOLE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (ASCII digits)")
+    return int(text)
+
+
 def _seed(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
+    if text.startswith("-") and _SEED.fullmatch(text[1:]):
         raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative integer")
-    return value
+    if not _SEED.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an integer (ASCII digits, or 0x, 0o, 0b and their digits)"
+        )
+    return int(text, 0)
 
 
 def _knob_defaults() -> dict[str, dict[str, Any]]:
@@ -164,7 +177,7 @@ def _add_circuit_options(parser: argparse.ArgumentParser) -> None:
     )
     porep_lite = defaults["porep-lite"]
     for knob, (flag, what) in _CIRCUIT_KNOBS.items():
-        kind = _seed if knob == "seed" else int
+        kind = _seed if knob == "seed" else whole_number
         group.add_argument(flag, type=kind, help=f"porep-lite: {what} (default {porep_lite[knob]})")
 
 

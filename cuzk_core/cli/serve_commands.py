@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cuzk_core.cli.parser import whole_number
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import (
     check_output_folder,
@@ -134,12 +135,14 @@ def add_daemon_bench_parsers(
         _add_address(bench)
         _add_job_options(bench, seed)
         if name == "single":
-            bench.add_argument("--runs", type=int, default=5, help="proofs (default 5)")
+            bench.add_argument("--runs", type=whole_number, default=5, help="proofs (default 5)")
         elif name == "batch":
-            bench.add_argument("--count", type=int, default=20, help="proofs (default 20)")
+            bench.add_argument("--count", type=whole_number, default=20, help="proofs (default 20)")
         else:
             bench.add_argument("--duration", default="60s", help="how long (default 60s)")
-            bench.add_argument("--clients", type=int, default=8, help="clients (default 8)")
+            bench.add_argument(
+                "--clients", type=whole_number, default=8, help="clients (default 8)"
+            )
         bench.add_argument("--json", metavar="FILE", help="write summary and samples as JSON")
         bench.set_defaults(handler=bench_command)
 

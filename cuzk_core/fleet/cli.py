@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from cuzk_core.cli.parser import whole_number
 from cuzk_core.errors import CuzkError
 
 
@@ -55,7 +56,9 @@ def add_fleet_parser(sub: argparse._SubParsersAction, name: str, text: str) -> N
         "--gpus-per-worker", type=_share, default=0.0, help="GPUs per worker (default 0)"
     )
     fleet.add_argument(
-        "--local-cpus", type=int, help="CPUs of the local cluster (without --ray; default: all)"
+        "--local-cpus",
+        type=whole_number,
+        help="CPUs of the local cluster (without --ray; default: all)",
     )
     fleet.set_defaults(handler=fleet_command)
 

@@ -120,6 +120,13 @@ def read_vk(path: str | Path) -> VerifyingKey:
     if bytes(reader.data[:4]) in _OTHER_KINDS:
         kind, instead = _OTHER_KINDS[bytes(reader.data[:4])]
         raise FormatError(f"{reader.path}: {kind}, not a verifying key; {instead}")
+    if len(reader.data) > VK_FIXED_BYTES:  # its size from the IC count, before hashing it all
+        count = int.from_bytes(reader.data[VK_FIXED_BYTES - 4 : VK_FIXED_BYTES], "big")
+        if len(reader.data) != VK_FIXED_BYTES + count * _G1:
+            raise FormatError(
+                f"{reader.path}: {len(reader.data)} bytes, but its IC count ({count}) makes a "
+                f"verifying key of {VK_FIXED_BYTES + count * _G1}"
+            )
     marker = check_marker(reader.data, "vk-subgroups")
     checked = marker.exists()
     vk = _read_vk(reader, check_subgroup=not checked)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk_core.errors import FormatError
+from cuzk_core.errors import FormatError, OutputError
 from cuzk_core.fileio import json_bytes, map_input, read_json, write_together
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.key_cache import beside
@@ -54,10 +54,13 @@ def publish_params_dir(target: Path, pk: ProvingKey, circuit: dict[str, Any]) ->
     try:
         write_params_dir(staging, pk, circuit)
         staging.rename(target)
-    except OSError:
-        if target.is_dir():  # another process published it first: theirs is as good
+    except OSError as exc:
+        if (target / PARAMS_FILE).is_file():  # another process published it first: as good
             return
-        raise
+        raise OutputError(
+            f"{target}: cannot put the parameters there ({exc.strerror or exc}); remove it "
+            "(or run `cuzk cache clear`)"
+        ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

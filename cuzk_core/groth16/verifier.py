@@ -77,6 +77,6 @@ def check_own_proof(vk: VerifyingKey, proof: Proof, public_inputs: list[int], ke
     if not ok:
         raise ProofRejected(
             f"{key}: the proof made with this key does not verify against its own verifying key "
-            f"({reason}); nothing was written. The key is corrupt (`cuzk check --key {key}` "
+            f"({reason}); no proof was written. The key is corrupt (`cuzk check --key {key}` "
             "finds the bad point) or the witness does not satisfy the circuit"
         )
