@@ -832,7 +832,7 @@ def test_a_zkeys_ic_subgroups_are_checked_once_per_content(monkeypatch: pytest.M
 def test_more_bad_input_is_one_line_and_exit_2(tmp_path: Path, monkeypatch):
     """What a probe of the command line found: each now one line, exit 2, no traceback."""
     deep = tmp_path / "deep.json"
-    deep.write_text("[" * 1500 + "]" * 1500)
+    deep.write_text("[" * 100_000 + "]" * 100_000)
     trace = tmp_path / "t.jsonl"
     bad_backend = '{"name": "job", "start": 0, "end": 0.5, "backend": 5}\n'
     huge_start = '{"name": "job", "start": 1' + "0" * 400 + "}\n"
@@ -865,6 +865,13 @@ def test_more_bad_input_is_one_line_and_exit_2(tmp_path: Path, monkeypatch):
         code, _, err = cuzk(*args)
         assert code == 2 and "Traceback" not in err, (args, err)
         assert message in err.splitlines()[-1], (args, err)
+    for args, message in (
+        (["profile", "show", ""], "profile '' not found"),
+        (["backends", "--seed", "5"], "give --check too"),
+    ):
+        fails(*args, message=message)
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(vk))  # a file
+    fails("cache", "list", message="a file, not a folder")
     for number in ("1_0", "+1", " 1", "٣"):  # int() takes each; an option takes ASCII digits
         with pytest.raises(SystemExit) as usage:
             cuzk("prove", "--challenges", number, "--out", tmp_path / "o")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from cuzk_core.bench.errors import BenchError
 from cuzk_core.bench.stats import FigureStats
 from cuzk_core.errors import FormatError
-from cuzk_core.fileio import read_input, write_json_atomic
+from cuzk_core.fileio import MAX_JSON_DEPTH, json_depth, read_input, write_json_atomic
 
 if TYPE_CHECKING:
     from cuzk_core.bench.runner import VariantRun
@@ -139,12 +139,12 @@ def read_result(path: str | Path) -> dict[str, Any]:
         raise BenchError(str(exc)) from None
     except UnicodeDecodeError:
         raise BenchError(f"{path}: not a text file, so not a cuzk bench result") from None
+    if json_depth(text.encode()) > MAX_JSON_DEPTH:  # before the parser recurses that deep
+        raise BenchError(f"{path}: JSON nested too deep to be a cuzk bench result")
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BenchError(f"{path}: not valid JSON: {exc}") from None
-    except RecursionError:
-        raise BenchError(f"{path}: JSON nested too deep to be a cuzk bench result") from None
     return validate_result(document, path)
 
 

@@ -18,7 +18,7 @@ import attrs
 
 from cuzk_core.bench.errors import BenchError
 from cuzk_core.errors import FormatError
-from cuzk_core.fileio import atomic_output, read_input
+from cuzk_core.fileio import MAX_JSON_DEPTH, atomic_output, json_depth, read_input
 
 MIN_OVERLAP_MS = 0.01
 """Overlaps shorter than this are rounding in the trace, not parallel work."""
@@ -106,12 +106,12 @@ def read_trace(path: str | Path) -> Trace:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        if json_depth(line.encode()) > MAX_JSON_DEPTH:  # before the parser recurses that deep
+            raise BenchError(f"{path}:{number}: JSON nested too deep to be a span")
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BenchError(f"{path}:{number}: not JSON: {exc.msg}") from None
-        except RecursionError:
-            raise BenchError(f"{path}:{number}: JSON nested too deep to be a span") from None
         if isinstance(record, dict) and isinstance(record.get("memory"), dict):
             memory = record["memory"]
             continue

@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 from cuzk_core.cache import CHECKED, DIGESTS, R1CS_ROWS, cache_dir
+from cuzk_core.errors import CuzkError
 from cuzk_core.groth16.key_cache import SUFFIX, CacheInvalid, SourceStamp, read_header
 
 _MIB = 1 << 20
@@ -70,9 +71,17 @@ def entries() -> list[tuple[Path, str]]:
     return found
 
 
+def _entries_of_a_folder() -> list[tuple[Path, str]]:
+    """``entries()``, after checking the cache is a folder (or not made yet)."""
+    root = cache_dir()
+    if root.exists() and not root.is_dir():
+        raise CuzkError(f"cache {root}: a file, not a folder ($CUZK_CACHE_DIR names a file?)")
+    return entries()
+
+
 def cache_list(args: argparse.Namespace) -> int:
     """``cuzk cache list``: each entry, its size and state."""
-    found = entries()
+    found = _entries_of_a_folder()
     total = 0
     for path, what in found:
         size = _size(path)
@@ -84,7 +93,7 @@ def cache_list(args: argparse.Namespace) -> int:
 
 def cache_clear(args: argparse.Namespace) -> int:
     """``cuzk cache clear``: remove every entry (they are rebuilt when next needed)."""
-    found = entries()
+    found = _entries_of_a_folder()
     total = 0
     for path, _ in found:
         total += _size(path)

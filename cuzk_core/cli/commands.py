@@ -198,6 +198,10 @@ def cached_params(circuit, args: argparse.Namespace) -> Path:
             f"{folder}: a file where the cache keeps this circuit's parameters folder; remove "
             "it (or run `cuzk cache clear`)"
         )
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder.parent}: cannot write there: {exc.strerror}") from None
     if not (folder / params_dir.PARAMS_FILE).is_file():
         if not args.quiet:
             print(f"cuzk: generating parameters for {key} once, into {folder}", file=sys.stderr)
@@ -344,6 +348,8 @@ def backends(args: argparse.Namespace) -> int:
     """``cuzk backends``: every backend, its version, source, and whether it can run here."""
     if args.check is not None:
         return backend_check.run(args)
+    if args.seed is not None:
+        raise CuzkError("--seed seeds the inputs of --check BACKEND; give --check too")
     plugins = load_plugins()
     for info in sorted(plugins.backends.values(), key=lambda i: i.name):
         if info.available:
@@ -362,7 +368,8 @@ def backends(args: argparse.Namespace) -> int:
 
 def profile_show(args: argparse.Namespace) -> int:
     """``cuzk profile show``: the resolved profile as TOML."""
-    sys.stdout.write(load_profile(args.name or args.profile).to_toml())
+    name = args.profile if args.name is None else args.name  # '' is refused by load_profile
+    sys.stdout.write(load_profile(name).to_toml())
     return 0
 
 
