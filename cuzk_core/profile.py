@@ -729,15 +729,17 @@ def load_profile(
         sources = (*sources, *(f"--change {k}={_toml_value(v)}" for k, v in changes.items()))
     profile = _build(Profile, raw, name=path.stem, sources=sources)
     memory = profile.memory
+    # A conflict may come from a change as well as the file: name both.
+    where = f"{path} with {', '.join(sources[-len(changes) :])}" if changes else str(path)
     if profile.msm.table_bits.any() and memory.key_storage is not KeyStorage.DEVICE:
         raise ProfileError(
-            f"{path}: 'msm.table_bits' applies to key_storage \"device\" (a resident key), "
+            f"{where}: 'msm.table_bits' applies to key_storage \"device\" (a resident key), "
             f"not {json.dumps(memory.key_storage.value)}"
         )
     streamed = (KeyStorage.STREAM, KeyStorage.MMAP)
     if memory.device_budget_kib is not None and memory.key_storage not in streamed:
         raise ProfileError(
-            f'{path}: \'memory.device_budget_kib\' applies to key_storage "stream" or "mmap" '
+            f'{where}: \'memory.device_budget_kib\' applies to key_storage "stream" or "mmap" '
             f"(the key is streamed in chunks), not {json.dumps(memory.key_storage.value)}"
         )
     return profile
