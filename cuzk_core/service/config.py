@@ -108,13 +108,22 @@ _ENGINE = {
 }
 _YEAR_S = 365 * 86400
 _BOUNDS: dict[str, tuple[float | None, float | None, str]] = {
-    "rpc_threads": (RESERVED_RPC_THREADS, None, "that many are kept for calls that do not wait"),
     "max_request_mib": (None, MAX_REQUEST_MIB, "gRPC's message limit"),
     "engine.max_batch_wait_ms": (None, 3_600_000, "an hour"),
     "engine.result_ttl_s": (None, 10 * _YEAR_S, "ten years"),
     "engine.fetched_ttl_s": (None, 10 * _YEAR_S, "ten years"),
     "engine.check_workers": (None, 256, "processes verifying proofs"),
     "residency.budget_mib": (None, 1 << 30, "a PiB"),
+    "max_concurrent_rpcs": (None, (1 << 31) - 1, "gRPC's 32-bit limit"),
+    "rpc_threads": (
+        RESERVED_RPC_THREADS,
+        1 << 16,
+        f"{RESERVED_RPC_THREADS} serve calls that do not wait",
+    ),
+    "engine.max_batch_size": (None, 1 << 20, "jobs under one key lease"),
+    "engine.max_queued": (None, 1 << 30, "jobs waiting"),
+    "engine.max_attempts": (None, 1000, "runs of one job"),
+    "engine.warm_up_proofs": (None, 1000, "proofs at start"),
 }
 """Numbers with a bound beyond their sign, by dotted key: (above, at most, why)."""
 _RESIDENCY = {"budget_mib": "positive", "preload": "strings"}
