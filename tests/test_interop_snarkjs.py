@@ -48,6 +48,8 @@ INPUTS = {
         "ws": [str(3 * i + 2) for i in range(40)],
     },
     "all_public": {"a": "6", "b": "7"},
+    "unused_input": {"a": "3", "spare": "4"},
+    "empty": {},
 }
 
 pytestmark = pytest.mark.skipif(
@@ -308,10 +310,31 @@ def test_cuzk_params_for_a_circom_circuit_verify_with_snarkjs(circuits, tmp_path
     assert not (tmp_path / "never").exists()
 
 
+def test_a_circuit_whose_header_counts_a_dropped_private_input_proves_every_way(
+    circuits, tmp_path: Path
+):
+    """circom drops an unused private input from the wires but counts it in nPrvIn: the r1cs
+    is read anyway (by setup, check and prove), and every key proves what snarkjs accepts."""
+    built = circuits["unused_input"]
+    params, zkey = tmp_path / "params", tmp_path / "dev.zkey"
+    assert cuzk("check", "--r1cs", built.r1cs, "--wtns", built.wtns)[0] == 0
+    assert cuzk("setup", "--r1cs", built.r1cs, "--out", params, "--seed", 3)[0] == 0
+    assert cuzk("setup", "--r1cs", built.r1cs, "--zkey", zkey, "--seed", 3)[0] == 0
+    for key, vk in (
+        (["--r1cs", built.r1cs, "--params", params], params / "verification_key.json"),
+        (["--zkey", zkey, "--r1cs", built.r1cs], tmp_path / "dev.vk.json"),
+        (["--zkey", built.zkey, "--r1cs", built.r1cs], built.vk),
+    ):
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}"
+        code, _, stderr = cuzk("prove", *key, "--wtns", built.wtns, "--out", out)
+        assert code == 0, stderr
+        assert snarkjs_verifies(vk, out / "public.json", out / "proof.json")
+
+
 # ------------------------------------------------------------------ cuzk's own zkeys
 
 
-@pytest.mark.parametrize("name", ["poseidon_hash", "many_public", "all_public"])
+@pytest.mark.parametrize("name", ["poseidon_hash", "many_public", "all_public", "empty"])
 def test_a_zkey_from_cuzk_setup_proves_with_snarkjs_and_with_cuzk(circuits, name, tmp_path: Path):
     built = circuits[name]
     zkey, vk = tmp_path / "dev.zkey", tmp_path / "vk.json"

@@ -24,7 +24,7 @@ Register = Callable[["argparse._SubParsersAction[Any]", str, str], None]
 PROVE_FILES = """\
 files written into --out:
   proof.bin              the proof: A, B, C compressed, bellperson's layout
-  vk.bin                 the verifying key, bellperson's layout (not with --zkey)
+  vk.bin                 the verifying key, bellperson's layout
   public.json            the public inputs as decimal strings
   timings.json           the backend, the profile and every span's time
   proof.json             with --zkey or --r1cs: the proof in snarkjs's JSON

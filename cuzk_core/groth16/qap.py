@@ -102,10 +102,12 @@ class QuotientConvention:
     """The h query holds ``m + h_offset`` points for a domain of size ``m``."""
     compute: Callable[..., Any]
     """``(backend, a, b, c, domain, for_msm=False) → h scalars`` (a handle, maybe, for_msm)."""
+    min_domain_size: int = 1
+    """The smallest domain the format has (snarkjs's is 2: its power of two is at least 1)."""
 
     def domain(self, num_rows: int) -> EvaluationDomain:
         """The smallest domain covering ``num_rows`` constraint rows (input rows included)."""
-        return EvaluationDomain.covering(num_rows, self.generator)
+        return EvaluationDomain.covering(max(num_rows, self.min_domain_size), self.generator)
 
     def h_points(self, domain: EvaluationDomain) -> int:
         """How many h points (and scalars) a key for ``domain`` has."""
@@ -114,5 +116,5 @@ class QuotientConvention:
 
 BELLPERSON = QuotientConvention("bellperson", BELLPERSON_GENERATOR, -1, compute_h)
 """Roots from 7; H = (A·B − C)/Z via the coset of 7, as m − 1 coefficients."""
-SNARKJS = QuotientConvention("snarkjs", SNARKJS_GENERATOR, 0, compute_h_odd_coset)
+SNARKJS = QuotientConvention("snarkjs", SNARKJS_GENERATOR, 0, compute_h_odd_coset, 2)
 """Roots from 5; H as m evaluations at the odd points of the 2m domain."""

@@ -167,10 +167,12 @@ def read_r1cs(path: str | Path) -> CircomR1CS:
     num_constraints = header.u32("nConstraints")
     header.finish()
     num_inputs = 1 + num_outputs + num_public_inputs
-    if num_inputs + num_private_inputs > num_wires:
+    # nPrvIn counts the private inputs declared; circom's optimizer drops the unused ones from
+    # the wires (it says "private inputs: 3 (2 belong to witness)"), so only these must fit.
+    if num_inputs > num_wires:
         raise header.error(
             f"{num_wires} wires cannot hold 1 + {num_outputs} outputs + {num_public_inputs} "
-            f"public inputs + {num_private_inputs} private inputs"
+            "public inputs"
         )
     if container.has(_WIRE_LABELS):  # circom writes it, 8 bytes a wire: what backs nWires
         labels = container.reader(_WIRE_LABELS, "wire labels")

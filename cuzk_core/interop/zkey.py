@@ -23,6 +23,7 @@ from cuzk_core.domain import SNARKJS_GENERATOR, EvaluationDomain
 from cuzk_core.errors import FormatError
 from cuzk_core.field.constants import FQ_BYTES, FQ_MODULUS, FR_BYTES, FR_MODULUS
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey, degenerate
+from cuzk_core.groth16.qap import SNARKJS
 from cuzk_core.interop.container import Container, SectionReader
 from cuzk_core.interop.fields import curve_of, describe_prime
 from cuzk_core.interop.montgomery import FR
@@ -118,7 +119,9 @@ class Zkey:
         if num_public + 1 > num_vars:
             raise reader.error(f"nPublic {num_public} does not fit in nVars {num_vars}")
         if domain_size < 2 or domain_size & (domain_size - 1):
-            raise reader.error(f"domainSize {domain_size} is not a power of two")
+            raise reader.error(
+                f"domainSize {domain_size} is not a power of two of at least 2 (snarkjs's domains)"
+            )
         return ZkeyHeader(num_vars, num_public, domain_size)
 
     def _g1(self, raw: np.ndarray, name: str):
@@ -210,7 +213,7 @@ class Zkey:
         if len(unreduced):
             raise reader.error(f"coefficient {unreduced[0]} is not below r")
         num_rows = int(rows.max()) + 1 if count else 0
-        if EvaluationDomain.covering(num_rows).size != header.domain_size:
+        if SNARKJS.domain(num_rows).size != header.domain_size:
             raise reader.error(
                 f"{num_rows} constraint rows do not match domainSize {header.domain_size}"
             )

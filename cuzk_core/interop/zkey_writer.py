@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from cuzk_core.domain import EvaluationDomain
 from cuzk_core.field.constants import FQ_BYTES, FQ_MODULUS, FR_BYTES, FR_MODULUS
 from cuzk_core.fileio import atomic_output
 from cuzk_core.groth16.keys import ProvingKey
+from cuzk_core.groth16.qap import SNARKJS
 from cuzk_core.interop.montgomery import FR, in_chunks
 from cuzk_core.interop.points import g1_to_snarkjs, g2_to_snarkjs
 from cuzk_core.interop.zkey import COEFFICIENT, GROTH16_PROTOCOL, ZKEY_MAGIC
@@ -87,7 +87,7 @@ def check_exportable(pk: ProvingKey, matrices: R1CSMatrices) -> int:
     """The domain size, after checking ``pk`` has the snarkjs shape for ``matrices`` (dense a,
     b_g1, b_g2; one h point per domain point): a key made with the SNARKJS convention."""
     num_vars = matrices.num_variables
-    domain_size = EvaluationDomain.covering(matrices.num_constraints).size
+    domain_size = SNARKJS.domain(matrices.num_constraints).size
     shapes = {
         "a": (len(pk.a), num_vars),
         "b_g1": (len(pk.b_g1), num_vars),
