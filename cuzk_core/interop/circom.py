@@ -58,11 +58,6 @@ class ZkeyWitness:
         return Assignment(self.zkey.matrices(), self.witness, has_c=False)
 
 
-def witness_for(path: str | Path, num_wires: int, against: str) -> np.ndarray:
-    """The witness in ``path``, checked to have one value per wire of ``against``."""
-    return read_wtns(path, num_wires, against)
-
-
 def r1cs_digest(path: Path) -> str:
     """sha256 of a circuit file, so parameters can tell which circuit they were made for."""
     return file_sha256(path)
@@ -86,7 +81,7 @@ def zkey_job(
     ``log`` takes the key cache's notes (the first proof converts the zkey into it)."""
     zkey = Zkey(zkey_path)
     header = zkey.header
-    witness = witness_for(wtns_path, header.num_vars, f"the zkey {zkey_path}")
+    witness = read_wtns(wtns_path, header.num_vars, f"the zkey {zkey_path}")
     source: WitnessSource = ZkeyWitness(zkey, witness)
     if r1cs_path is not None:
         r1cs = read_r1cs(r1cs_path)
@@ -110,7 +105,7 @@ def params_job(folder: Path, r1cs_path: str, wtns_path: str, log: Log = stderr_l
             f"{folder / params_dir.CIRCUIT_FILE}: these parameters were made for another circuit "
             f"than {r1cs_path} (run `cuzk setup --r1cs {r1cs_path} --out DIR`)"
         )
-    witness = witness_for(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
+    witness = read_wtns(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
     vk = params_dir.read_vk(folder)
     source = R1CSWitness(r1cs.matrices, witness)
     key = ParamsFile(folder / params_dir.PARAMS_FILE, log)
@@ -145,6 +140,6 @@ def setup_zkey(
 def check_witness(r1cs_path: str, wtns_path: str, backend: Backend) -> tuple[int, int | None]:
     """The circuit's constraint count, and the first constraint the witness breaks (or None)."""
     r1cs = read_r1cs(r1cs_path)
-    witness = witness_for(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
+    witness = read_wtns(wtns_path, r1cs.num_wires, f"the circuit {r1cs_path}")
     a, b, c = backend.evaluate_r1cs(r1cs.matrices, witness)
     return r1cs.num_constraints, backend.first_unsatisfied(a, b, c)
