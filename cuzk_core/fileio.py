@@ -232,7 +232,10 @@ def refuse_outputs_over_inputs(
         if given is None:
             continue
         path = Path(given)
-        members = [p for p in path.iterdir() if p.is_file()] if path.is_dir() else [path]
+        try:
+            members = [p for p in path.iterdir() if p.is_file()] if path.is_dir() else [path]
+        except OSError:  # an unreadable folder: its own read says so, in one line
+            continue
         read.update(i for i in map(_identity, members) if i is not None)
     for option, given in outputs:
         if given is not None and _identity(Path(given)) in read:

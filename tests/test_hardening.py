@@ -32,7 +32,7 @@ from cuzk_core.conformance.inputs import off_subgroup_point, random_points
 from cuzk_core.curve import bulk, serialize
 from cuzk_core.errors import FormatError, OutputError
 from cuzk_core.field.constants import FR_MODULUS
-from cuzk_core.fileio import write_bytes_atomic, write_together
+from cuzk_core.fileio import refuse_outputs_over_inputs, write_bytes_atomic, write_together
 from cuzk_core.groth16 import files
 from cuzk_core.groth16.keycheck import G1, G2, check_subgroups
 from cuzk_core.interop.points import g1_from_snarkjs, g2_from_snarkjs
@@ -877,3 +877,19 @@ def test_more_bad_input_is_one_line_and_exit_2(tmp_path: Path, monkeypatch):
             cuzk("prove", "--challenges", number, "--out", tmp_path / "o")
         assert usage.value.code == 2
     assert not (tmp_path / "o").exists()
+
+
+def test_outputs_are_checked_against_inputs_that_cannot_be_listed(tmp_path: Path, monkeypatch):
+    """A folder input that cannot be listed is left to its own read (one line there), not a
+    traceback here; a file input is still compared."""
+    folder, witness = tmp_path / "key", tmp_path / "w.wtns"
+    folder.mkdir()
+    witness.write_bytes(b"wtns")
+
+    def unreadable(self):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "iterdir", unreadable)
+    refuse_outputs_over_inputs([("--trace", folder / "t.jsonl")], [folder])
+    with pytest.raises(OutputError, match=r"--memlog .*is an input of this command"):
+        refuse_outputs_over_inputs([("--memlog", witness)], [folder, witness])
