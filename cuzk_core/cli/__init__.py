@@ -7,23 +7,11 @@ import sys
 from cuzk_core.cli.parser import build_parser
 from cuzk_core.errors import CuzkError
 
-_PATH_OPTIONS = {
-    "out": "--out",
-    "params": "--params",
-    "zkey": "--zkey",
-    "wtns": "--wtns",
-    "r1cs": "--r1cs",
-    "vk": "--vk",
-    "proof": "--proof",
-    "public": "--public",
-    "trace": "--trace",
-    "memlog": "--memlog",
-    "json": "--json",
-    "config": "--config",
-    "state_dir": "--state-dir",
-    "token_file": "--token-file",
-}
-"""Options that name a file or folder, by their argparse dest."""
+_PATH_OPTIONS = (
+    "out", "params", "zkey", "wtns", "r1cs", "vk", "proof", "public", "trace", "memlog", "json",
+    "config", "state_dir", "token_file",
+)  # fmt: skip
+"""Options that name a file or folder, by their argparse dest (``--state-dir``: ``state_dir``)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,8 +20,9 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:]
     args = build_parser(argv).parse_args(argv)
     try:
-        for dest, option in _PATH_OPTIONS.items():
+        for dest in _PATH_OPTIONS:
             if getattr(args, dest, None) == "":  # Path("") is ".": the current folder, unasked
+                option = "--" + dest.replace("_", "-")
                 raise CuzkError(f"{option} '': an empty path; give a file or folder")
         if getattr(args, "profile", None) is not None:
             from cuzk_core.profile import load_profile

@@ -43,8 +43,10 @@ def _key_status(path: Path) -> str:
 
 
 def entries() -> list[tuple[Path, str]]:
-    """Every cache entry and what it is."""
+    """Every cache entry and what it is; a cache that is a file is an error, not "none"."""
     root = cache_dir()
+    if root.exists() and not root.is_dir():
+        raise CuzkError(f"cache {root}: a file, not a folder ($CUZK_CACHE_DIR names a file?)")
     found: list[tuple[Path, str]] = []
     keys = root / "keys"
     if keys.is_dir():
@@ -71,17 +73,9 @@ def entries() -> list[tuple[Path, str]]:
     return found
 
 
-def _entries_of_a_folder() -> list[tuple[Path, str]]:
-    """``entries()``, after checking the cache is a folder (or not made yet)."""
-    root = cache_dir()
-    if root.exists() and not root.is_dir():
-        raise CuzkError(f"cache {root}: a file, not a folder ($CUZK_CACHE_DIR names a file?)")
-    return entries()
-
-
 def cache_list(args: argparse.Namespace) -> int:
     """``cuzk cache list``: each entry, its size and state."""
-    found = _entries_of_a_folder()
+    found = entries()
     total = 0
     for path, what in found:
         size = _size(path)
@@ -93,7 +87,7 @@ def cache_list(args: argparse.Namespace) -> int:
 
 def cache_clear(args: argparse.Namespace) -> int:
     """``cuzk cache clear``: remove every entry (they are rebuilt when next needed)."""
-    found = _entries_of_a_folder()
+    found = entries()
     total = 0
     for path, _ in found:
         total += _size(path)

@@ -118,7 +118,7 @@ class Zkey:
         domain_size = reader.u32("domainSize")
         if num_public + 1 > num_vars:
             raise reader.error(f"nPublic {num_public} does not fit in nVars {num_vars}")
-        if domain_size < 2 or domain_size & (domain_size - 1):
+        if domain_size < SNARKJS.min_domain_size or domain_size & (domain_size - 1):
             raise reader.error(
                 f"domainSize {domain_size} is not a power of two of at least 2 (snarkjs's domains)"
             )
