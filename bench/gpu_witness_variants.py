@@ -43,6 +43,7 @@ VARIANTS: dict[str, tuple[str, dict[str, int]]] = {
     "blocks, 64 threads": ("blocks", {"WITNESS_THREADS": 64}),
     "blocks, 32 threads": ("blocks", {"WITNESS_THREADS": 32}),
     "levels, 8 lanes an op": ("levels", {"WITNESS_OP_LANES": 8}),
+    "blocks, 32 lanes an op": ("blocks", {"WITNESS_OP_LANES": 32}),
     "blocks, 8 lanes an op": ("blocks", {"WITNESS_OP_LANES": 8}),
     "blocks, 4 lanes an op": ("blocks", {"WITNESS_OP_LANES": 4}),
     "blocks, 16 lanes an op": ("blocks", {"WITNESS_OP_LANES": 16}),

@@ -826,9 +826,13 @@ def test_both_witness_kernels_give_the_reference_witness(monkeypatch, name, sche
 
 
 @pytest.mark.parametrize("name", PLUGINS)
-def test_a_close_call_between_the_witness_kernels_is_timed_on_the_second_run(monkeypatch, name):
+@pytest.mark.parametrize("lane_choices", [(32, 16, 8), (16,)], ids=["lanes-by-width", "16-lanes"])
+def test_a_close_call_between_the_witness_kernels_is_timed_on_the_second_run(
+    monkeypatch, name, lane_choices
+):
     """With the model trusting nothing, the second run times both kernels and keeps the
-    faster; every run gives the CPU's witness."""
+    faster; every run gives the CPU's witness, at the op lanes the program's width chooses (a
+    small program: a warp an op) or at 16 (the kernels built for them)."""
     from cuzk_backend_gpu import witness
     from cuzk_core.circuits import PorepLite
     from cuzk_core.witness.compiled import compile_circuit
@@ -840,8 +844,10 @@ def test_a_close_call_between_the_witness_kernels_is_timed_on_the_second_run(mon
     if not info.available:
         pytest.skip(f"{name} cannot run here: {info.reason}")
     monkeypatch.setattr(witness, "COST_SLACK", 1 << 40)
+    monkeypatch.setattr(witness, "LANE_CHOICES", lane_choices)
     backend = load_plugins().backend(load_profile("cpu"))
     gpu = plugin.gpu
+    monkeypatch.setitem(gpu.defines, "r1cs/witness.cu", {})
     circuit = PorepLite(challenges=7, depth=3)
     compiled, _ = compile_circuit(backend, circuit, use_cache=False)
     program = compiled.program
@@ -854,6 +860,7 @@ def test_a_close_call_between_the_witness_kernels_is_timed_on_the_second_run(mon
             z = witness.run_program(gpu, program, gpu.to_device(inputs), gpu.to_device(hints))
             assert np.array_equal(witness.from_montgomery(gpu, z).get(), expected)
     assert not loaded.close_call and loaded.schedule in witness.SCHEDULES
+    assert loaded.lanes == lane_choices[0]
     assert sorted(loaded.timings) == sorted(witness.SCHEDULES)
     assert all(ms > 0 for ms in loaded.timings.values())
     assert [key[0] for key in loaded.launches] == [loaded.schedule]

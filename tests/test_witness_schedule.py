@@ -208,6 +208,7 @@ class _TablesOnHost:
     def __init__(self, levels_resident: int, blocks_resident: int) -> None:
         self.defines: dict = {}
         self.launches: list[str] = []
+        self.built: list[dict | None] = []
         self.launch_args: list[tuple] = []
         self._caches: dict = {}
         self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
@@ -230,7 +231,8 @@ class _TablesOnHost:
     def zeros(self, shape: tuple[int, ...], dtype) -> np.ndarray:
         return np.zeros(shape, dtype).view(_HostArray)
 
-    def kernel(self, module: str, function: str) -> str:
+    def kernel(self, module: str, function: str, defines: dict | None = None) -> str:
+        self.built.append(defines)
         return function
 
     def free_bytes(self) -> int:
@@ -312,8 +314,8 @@ def test_the_model_picks_the_kernel_and_times_nothing_when_one_clearly_waits_les
         assert blocks_win.launches == ["witness_start", "witness_blocks"]
     # one warp of the block kernel resident, many of the level kernel's: no block schedule
     # comes close, and the parts are not even looked for
-    scarce = _TablesOnHost(1 << 16, 32)
-    scarce.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
+    scarce = _TablesOnHost(1 << 16, 32)  # (a warp's lanes an op, as defined)
+    scarce.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32, "WITNESS_OP_LANES": 32}
     searched.clear()
     loaded = program_on_device(scarce, program)
     assert loaded.schedule == "levels" and not loaded.close_call and not searched
@@ -367,7 +369,7 @@ def test_a_close_call_the_model_gives_the_levels_finds_the_blocks_only_to_time_t
     monkeypatch.setattr(witness, "EventClock", _ClockOnHost)
     program = _program(PorepLite(challenges=3, depth=2))
     gpu = _TablesOnHost(1 << 16, 64)  # two one-warp blocks of the block kernel resident
-    gpu.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32}
+    gpu.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 32, "WITNESS_OP_LANES": 32}
     loaded = program_on_device(gpu, program)
     assert loaded.schedule == "levels" and loaded.close_call and not searched
     _run(gpu, program)
@@ -441,9 +443,9 @@ def test_narrower_op_groups_give_the_schedules_more_warps_a_block():
     program = _program(PorepLite(challenges=40, depth=2))
     wide = _TablesOnHost(1 << 16, 1 << 16)
     width = -(-len(program.level_ops) // program.num_levels)  # an average level's ops
-    assert _level_blocks(wide, program) == -(-width // 4) > 1
+    assert _level_blocks(wide, program, 32) == -(-width // 4) > 1
+    assert _level_blocks(wide, program, 8) == -(-width // 16)
     wide.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": 8}
-    assert _level_blocks(wide, program) == -(-width // 16)
     loaded = program_on_device(wide, program)
     blocks, tables = _launch_tables(wide, program, loaded, "blocks")
     schedule = block_schedule(kernel_program(wide, program, loaded)[0], (1 << 16) // 128, 16)
@@ -455,6 +457,41 @@ def test_narrower_op_groups_give_the_schedules_more_warps_a_block():
         odd.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": lanes}
         with pytest.raises(GpuError, match=f"WITNESS_OP_LANES {lanes}: a power of two"):
             program_on_device(odd, program)
+
+
+def test_the_op_lanes_are_the_most_that_give_every_op_of_a_level_its_own_group(monkeypatch):
+    """Without a ``WITNESS_OP_LANES`` define a program's kernels run with the most lanes of
+    ``LANE_CHOICES`` whose groups, over the block kernel's resident blocks, cover an average
+    level's ops (the fewest when none do), chosen once; narrower lanes are their own kernel
+    build, and the block schedule deals over their groups. A define overrides the choice."""
+    from cuzk_backend_gpu import witness
+    from cuzk_backend_gpu.witness import _launch_tables, kernel_program, program_on_device
+
+    monkeypatch.setattr(witness, "EventClock", _ClockOnHost)  # a close call's second run
+    program = _program(PorepLite(challenges=40, depth=2))
+    probe = _TablesOnHost(1 << 16, 1 << 16)
+    view, _ = kernel_program(probe, program, program_on_device(probe, program))
+    width = -(-len(view.level_ops) // view.num_levels)
+    assert width > 16
+    fits = [-(-width * lanes // 128) for lanes in (32, 16)]  # blocks of 128 threads
+    cases = ((32, fits[0]), (16, fits[0] - 1), (16, fits[1]), (8, fits[1] - 1), (8, 1))
+    for lanes, blocks_resident in cases:
+        gpu = _TablesOnHost(1 << 16, blocks_resident * 128)
+        loaded = program_on_device(gpu, program)
+        assert loaded.lanes == lanes, blocks_resident
+        blocks, tables = _launch_tables(gpu, program, loaded, "blocks")
+        assert len(tables[3]) == blocks * (128 // lanes) + 1  # warp_ptr over the groups
+        gpu._resident["witness_blocks"] = 1 << 20  # later runs keep the program's lanes
+        for _ in range(3):
+            _run(gpu, program)
+            assert gpu.built[-1] == ({} if lanes == 32 else {"WITNESS_OP_LANES": lanes})
+        assert loaded.lanes == lanes
+    pinned = _TablesOnHost(1 << 16, 128)
+    pinned.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": 32}
+    loaded = program_on_device(pinned, program)
+    assert loaded.lanes is None and witness._lanes(pinned, loaded, view) == 32
+    _run(pinned, program)
+    assert pinned.built[-1] == {"WITNESS_OP_LANES": 32}
 
 
 def test_a_program_that_cannot_fit_is_refused_before_any_upload():

@@ -187,9 +187,11 @@ class Gpu:
                     record.attrs.update({m: round(self.kernels.compile_ms[m], 1) for m in fresh})
         return dict(self.kernels.compile_ms)
 
-    def kernel(self, module: str, function: str) -> Any:
-        """A compiled kernel by file and name, built with that file's defines."""
-        return self.kernels.kernel(module, function, self.defines.get(module))
+    def kernel(self, module: str, function: str, defines: dict[str, int] | None = None) -> Any:
+        """A compiled kernel by file and name, built with that file's defines (or ``defines``
+        in their place)."""
+        chosen = self.defines.get(module) if defines is None else defines
+        return self.kernels.kernel(module, function, chosen)
 
     def launch(
         self,

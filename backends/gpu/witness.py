@@ -4,7 +4,8 @@ The program's tables go to the device once per program object and stay there; ea
 uploads only its inputs and hints, and every level runs in one persistent launch. Which of the two
 kernels runs a program is picked by a model of their op latencies; where the model's call is
 close, the program's second run in the process times both and keeps the faster (a process that
-makes one proof never pays for the timing).
+makes one proof never pays for the timing). How many lanes run one op follows the program's
+width: a warp an op, unless its levels hold more ops than the device has warps resident.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ SCALED_ROWS = 1
 OP_LANES = 32
 """The kernel's WITNESS_OP_LANES default: the lanes of a warp that run one op together. The
 schedules count these groups as their "warps"."""
+LANE_CHOICES = (32, 16, 8)
+"""The op lanes a program's kernels run with, unless a ``WITNESS_OP_LANES`` define sets them:
+the most of these that still give every op of an average level a group of its own among the
+block kernel's resident blocks (fewer lanes sum an op's rows in more rounds, but more ops run at
+once). On the H100, porep-lite c2165 d32 (2^24, ~2,700 ops a level against 1,584 groups of 32)
+ran the block kernel in 26.1 ms at 32 lanes, 17.4 at 16, 17.3 at 8 and 22.5 at 4; c135 d32
+(2^20, ~170 ops a level) in 7.7 ms at 32, 9.3 at 16 (bench/NOTES.md, round 32)."""
 SBOX_CHAINS = 1
 """Whether the kernels run each S-box chain (x², x⁴, x⁵) as one op (witness_chains.py); a
 ``WITNESS_SBOX_CHAINS`` define overrides it (the host reads it, the kernels ignore it)."""
@@ -79,6 +87,9 @@ class DeviceProgram:
     launches: dict[tuple[str, str], tuple[int, tuple[DeviceArray, ...]]]
     """Per schedule and the kernels' defines, once uploaded: its blocks and its op tables in
     its argument order."""
+    lanes: int | None = None
+    """The op lanes ``LANE_CHOICES`` gives the program, once a run without a
+    ``WITNESS_OP_LANES`` define has asked."""
     chained: WitnessProgram | None = None
     """The program without its S-box chains' tails (witness_chains.py), once a run needs it."""
     heads: np.ndarray | None = None
@@ -129,12 +140,34 @@ def _threads(gpu: Gpu) -> int:
     return threads
 
 
-def _groups(gpu: Gpu) -> int:
-    """Op groups a block (``WITNESS_OP_LANES`` lanes each): the schedules' warps."""
-    lanes = int(gpu.defines.get(_MODULE, {}).get("WITNESS_OP_LANES", OP_LANES))
+def _lanes(gpu: Gpu, loaded: DeviceProgram, view: WitnessProgram) -> int:
+    """The op lanes ``loaded``'s kernels run with: a ``WITNESS_OP_LANES`` define's, else the
+    program's own, chosen for ``view`` (its kernel program) on first asking."""
+    defined = gpu.defines.get(_MODULE, {}).get("WITNESS_OP_LANES")
+    if defined is None:
+        if loaded.lanes is None:
+            loaded.lanes = _chosen_lanes(gpu, view)
+        return loaded.lanes
+    lanes = int(defined)
     if lanes not in (1, 2, 4, 8, 16, 32):
         raise GpuError(f"WITNESS_OP_LANES {lanes}: a power of two from 1 to 32")
-    return _threads(gpu) // lanes
+    return lanes
+
+
+def _chosen_lanes(gpu: Gpu, view: WitnessProgram) -> int:
+    """The most of ``LANE_CHOICES`` whose op groups, on the block kernel's resident blocks (at
+    32 lanes), outnumber the ops of ``view``'s average level; the fewest when none do."""
+    resident = _blocks_resident(gpu, OP_LANES) * _threads(gpu)
+    width = math.ceil(len(view.level_ops) / max(1, view.num_levels))
+    return next((n for n in LANE_CHOICES if width * n <= resident), LANE_CHOICES[-1])
+
+
+def _solver(gpu: Gpu, function: str, lanes: int) -> object:
+    """A witness kernel built for ``lanes`` op lanes (the file's other defines as they are)."""
+    defines = dict(gpu.defines.get(_MODULE, {}))
+    if lanes != int(defines.get("WITNESS_OP_LANES", OP_LANES)):
+        defines["WITNESS_OP_LANES"] = lanes
+    return gpu.kernel(_MODULE, function, defines)
 
 
 def _kernel_rows(
@@ -160,20 +193,20 @@ def _kernel_rows(
     return found
 
 
-def _level_blocks(gpu: Gpu, program: WitnessProgram) -> int:
+def _level_blocks(gpu: Gpu, program: WitnessProgram, lanes: int) -> int:
     """``witness_levels``' blocks: an op group per op of an average level, at most what is
     resident at once (its grid-wide barrier needs every block running)."""
     threads = _threads(gpu)
-    fits = gpu.resident_threads(gpu.kernel(_MODULE, "witness_levels"), threads) // threads
+    fits = gpu.resident_threads(_solver(gpu, "witness_levels", lanes), threads) // threads
     width = math.ceil(len(program.level_ops) / max(1, program.num_levels))
-    return max(1, min(math.ceil(width / _groups(gpu)), fits))
+    return max(1, min(math.ceil(width * lanes / threads), fits))
 
 
-def _blocks_resident(gpu: Gpu) -> int:
+def _blocks_resident(gpu: Gpu, lanes: int) -> int:
     """Blocks of ``witness_blocks`` resident at once: a schedule's most (more would run after
     them, not beside)."""
     threads = _threads(gpu)
-    return gpu.resident_threads(gpu.kernel(_MODULE, "witness_blocks"), threads) // threads
+    return gpu.resident_threads(_solver(gpu, "witness_blocks", lanes), threads) // threads
 
 
 def _scaled_rows(gpu: Gpu) -> bool:
@@ -245,9 +278,10 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
             launches={},
         )
         view, _ = kernel_program(gpu, program, found)
-        warps = _groups(gpu)
-        levels = level_cost(view, _level_blocks(gpu, view) * warps)
-        fits = _blocks_resident(gpu)
+        lanes = _lanes(gpu, found, view)
+        warps = _threads(gpu) // lanes
+        levels = level_cost(view, _level_blocks(gpu, view, lanes) * warps)
+        fits = _blocks_resident(gpu, lanes)
         least = least_block_cost(view, fits, warps) if view.num_levels else levels + 1
         # The schedule costs ~0.15 s a million ops: found now only when it may run first.
         blocks = block_schedule(view, fits, warps) if least <= levels else None
@@ -276,13 +310,15 @@ def _launch_tables(
     if found is None:
         view, heads = kernel_program(gpu, program, loaded)
         table = op_table(view, heads)
+        lanes = _lanes(gpu, loaded, view)
         tables: tuple[DeviceArray, ...]
         if schedule == "levels":
             tables = (gpu.to_device(table), loaded.inv_r3, gpu.to_device(view.level_ptr))
-            found = (_level_blocks(gpu, view), tables)
+            found = (_level_blocks(gpu, view, lanes), tables)
         else:
             if blocks is None:
-                blocks = block_schedule(view, _blocks_resident(gpu), _groups(gpu))
+                groups = _threads(gpu) // lanes
+                blocks = block_schedule(view, _blocks_resident(gpu, lanes), groups)
             tables = (
                 gpu.to_device(table[blocks.order]),
                 loaded.inv_r3,
@@ -358,11 +394,11 @@ def _solve(
     blocks, tables = _launch_tables(gpu, program, loaded, schedule)
     view, _ = kernel_program(gpu, program, loaded)
     rows = _kernel_rows(gpu, view, loaded, tables[0])
-    threads = _threads(gpu)
+    threads, lanes = _threads(gpu), _lanes(gpu, loaded, view)
     num_inputs = np.uint64(program.num_inputs)
     if schedule == "blocks":
         gpu.launch(
-            gpu.kernel(_MODULE, "witness_blocks"),
+            _solver(gpu, "witness_blocks", lanes),
             blocks * threads,
             (*rows, *tables, z, num_inputs),
             block=threads,
@@ -371,7 +407,7 @@ def _solve(
     sync = gpu.zeros((2,), np.uint32)
     ops, inv_r3, level_ptr = tables
     gpu.launch(
-        gpu.kernel(_MODULE, "witness_levels"),
+        _solver(gpu, "witness_levels", lanes),
         blocks * threads,
         (*rows, ops, inv_r3, level_ptr, np.uint64(view.num_levels), z, num_inputs, sync),
         block=threads,
