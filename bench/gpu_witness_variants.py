@@ -26,7 +26,7 @@ import numpy as np
 
 from cuzk_backend_gpu import field
 from cuzk_backend_gpu.driver import EventClock
-from cuzk_backend_gpu.witness import run_program
+from cuzk_backend_gpu.witness import op_lanes, run_program
 from cuzk_core.bench.environment import capture
 from cuzk_core.circuits import PorepLite
 from cuzk_core.plugins import load_plugins
@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(variants)} variants x {args.runs + 1} rounds", file=sys.stderr, flush=True)
     clock = EventClock(gpu)
     times: dict[str, list[float]] = {name: [] for name in variants}
+    lanes_run: dict[str, int] = {}  # the op lanes each variant ran with (a define, or chosen)
     first_z: np.ndarray | None = None
     with gpu.scope():
         on_device = [gpu.to_device(x) for x in (inputs, hints)]
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                     lambda kernel=schedule: run_program(gpu, program, *on_device, kernel)
                 )
                 if round_ == 0:
+                    lanes_run[name] = op_lanes(gpu, program)
                     got = z.get()
                     if "timing only" in name:  # a wrong witness by design
                         pass
@@ -155,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     counts = program.counts()
     print(f"porep-lite c{args.challenges} d{args.depth}: {counts}")
-    print(f"{'variant':48} {'median ms':>10} {'min':>8} {'max':>8} {'us/level':>9}")
+    print(f"{'variant':48} {'median ms':>10} {'min':>8} {'max':>8} {'us/level':>9} {'lanes':>5}")
     rows = {}
     for name, values in times.items():
         median = statistics.median(values)
@@ -163,9 +165,13 @@ def main(argv: list[str] | None = None) -> int:
             **_stats(values),
             "kernel": variants[name][0],
             "defines": variants[name][1],
+            "op_lanes": lanes_run[name],
         }
         per_level = 1000 * median / max(1, counts["levels"])
-        print(f"{name:48} {median:10.2f} {min(values):8.2f} {max(values):8.2f} {per_level:9.2f}")
+        print(
+            f"{name:48} {median:10.2f} {min(values):8.2f} {max(values):8.2f} {per_level:9.2f}"
+            f" {lanes_run[name]:5}"
+        )
     lane_rows = {name: _stats(v) for name, v in products.items()}
     for name, row in lane_rows.items():
         print(f"{'A·z, B·z, C·z, ' + name:48} {row['median_ms']:10.2f} {row['min_ms']:8.2f}")

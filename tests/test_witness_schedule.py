@@ -199,6 +199,12 @@ class _HostArray(np.ndarray):
         return np.array(self)
 
 
+class _Built(str):
+    """A kernel's name, with the defines it was built with (None: the file's own)."""
+
+    defines: dict | None
+
+
 class _TablesOnHost:
     """What ``program_on_device`` and ``run_program`` ask of a GPU, with numpy arrays for
     device arrays and a fixed residency: enough to see which kernel runs and the tables it
@@ -209,6 +215,8 @@ class _TablesOnHost:
         self.defines: dict = {}
         self.launches: list[str] = []
         self.built: list[dict | None] = []
+        self.residency_asked: list[tuple[str, dict | None]] = []
+        self.launched: list[tuple[str, dict | None, int]] = []
         self.launch_args: list[tuple] = []
         self._caches: dict = {}
         self._resident = {"witness_levels": levels_resident, "witness_blocks": blocks_resident}
@@ -232,8 +240,10 @@ class _TablesOnHost:
         return np.zeros(shape, dtype).view(_HostArray)
 
     def kernel(self, module: str, function: str, defines: dict | None = None) -> str:
-        self.built.append(defines)
-        return function
+        built = _Built(function)
+        built.defines = self.defines.get(module) if defines is None else defines
+        self.built.append(built.defines)
+        return built
 
     def free_bytes(self) -> int:
         return self.free
@@ -246,10 +256,12 @@ class _TablesOnHost:
         self.synchronized += 1
 
     def resident_threads(self, function: str, block: int) -> int:
+        self.residency_asked.append((str(function), getattr(function, "defines", None)))
         return self._resident[function]
 
     def launch(self, function: str, threads: int, args: tuple, block: int = 256) -> None:
         self.launches.append(function)
+        self.launched.append((str(function), getattr(function, "defines", None), threads))
         self.launch_args.append(args)
         if function in self.kernel_ms:
             z, num_inputs = (args[-3], args[-2]) if function == "witness_levels" else args[-2:]
@@ -461,11 +473,18 @@ def test_narrower_op_groups_give_the_schedules_more_warps_a_block():
 
 def test_the_op_lanes_are_the_most_that_give_every_op_of_a_level_its_own_group(monkeypatch):
     """Without a ``WITNESS_OP_LANES`` define a program's kernels run with the most lanes of
-    ``LANE_CHOICES`` whose groups, over the block kernel's resident blocks, cover an average
-    level's ops (the fewest when none do), chosen once; narrower lanes are their own kernel
-    build, and the block schedule deals over their groups. A define overrides the choice."""
+    ``LANE_CHOICES`` whose groups, over the block kernel's resident blocks (asked of its 32-lane
+    build), cover an average level's ops (the fewest when none do), chosen once per set of
+    defines; narrower lanes are their own build, which both kernels' residency, blocks and
+    launches then use. A define overrides the choice."""
     from cuzk_backend_gpu import witness
-    from cuzk_backend_gpu.witness import _launch_tables, kernel_program, program_on_device
+    from cuzk_backend_gpu.witness import (
+        _launch_tables,
+        kernel_program,
+        op_lanes,
+        program_on_device,
+        run_program,
+    )
 
     monkeypatch.setattr(witness, "EventClock", _ClockOnHost)  # a close call's second run
     program = _program(PorepLite(challenges=40, depth=2))
@@ -475,23 +494,44 @@ def test_the_op_lanes_are_the_most_that_give_every_op_of_a_level_its_own_group(m
     assert width > 16
     fits = [-(-width * lanes // 128) for lanes in (32, 16)]  # blocks of 128 threads
     cases = ((32, fits[0]), (16, fits[0] - 1), (16, fits[1]), (8, fits[1] - 1), (8, 1))
+    inputs = np.zeros((program.num_inputs, 4), np.uint64)
+    hints = np.zeros((int(np.count_nonzero(program.kind == HINT)), 4), np.uint64)
     for lanes, blocks_resident in cases:
         gpu = _TablesOnHost(1 << 16, blocks_resident * 128)
+        build = {} if lanes == 32 else {"WITNESS_OP_LANES": lanes}
+        program_on_device(gpu, program)
+        assert gpu.residency_asked[0] == ("witness_blocks", {}), blocks_resident  # the rule's
+        assert all(asked == build for _, asked in gpu.residency_asked[1:])
+        assert op_lanes(gpu, program) == lanes, blocks_resident
         loaded = program_on_device(gpu, program)
-        assert loaded.lanes == lanes, blocks_resident
         blocks, tables = _launch_tables(gpu, program, loaded, "blocks")
         assert len(tables[3]) == blocks * (128 // lanes) + 1  # warp_ptr over the groups
+        for schedule in ("levels", "blocks"):
+            gpu.launched.clear()
+            run_program(gpu, program, inputs, hints, schedule)
+            function, built, threads = gpu.launched[-1]
+            assert function == f"witness_{schedule}" and built == build
+            if schedule == "levels":  # an op group per op of an average level
+                assert threads == 128 * min(-(-width * lanes // 128), (1 << 16) // 128)
         gpu._resident["witness_blocks"] = 1 << 20  # later runs keep the program's lanes
         for _ in range(3):
             _run(gpu, program)
-            assert gpu.built[-1] == ({} if lanes == 32 else {"WITNESS_OP_LANES": lanes})
-        assert loaded.lanes == lanes
+            assert gpu.launched[-1][1] == build
+        assert op_lanes(gpu, program) == lanes
+    # Other defines are another choice: 64 threads a block, as many blocks resident, half the
+    # groups: the program that took 32 lanes takes 16 under them.
+    gpu = _TablesOnHost(1 << 16, fits[0] * 128)
+    assert op_lanes(gpu, program) == 32
+    gpu.defines["r1cs/witness.cu"] = {"WITNESS_THREADS": 64}
+    gpu._resident["witness_blocks"] = fits[0] * 64
+    assert op_lanes(gpu, program) == 16
+    _run(gpu, program)
+    assert gpu.launched[-1][1] == {"WITNESS_THREADS": 64, "WITNESS_OP_LANES": 16}
     pinned = _TablesOnHost(1 << 16, 128)
     pinned.defines["r1cs/witness.cu"] = {"WITNESS_OP_LANES": 32}
-    loaded = program_on_device(pinned, program)
-    assert loaded.lanes is None and witness._lanes(pinned, loaded, view) == 32
+    assert op_lanes(pinned, program) == 32 and not program_on_device(pinned, program).lanes
     _run(pinned, program)
-    assert pinned.built[-1] == {"WITNESS_OP_LANES": 32}
+    assert pinned.launched[-1][1] == {"WITNESS_OP_LANES": 32}
 
 
 def test_a_program_that_cannot_fit_is_refused_before_any_upload():

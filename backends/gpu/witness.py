@@ -5,7 +5,8 @@ uploads only its inputs and hints, and every level runs in one persistent launch
 kernels runs a program is picked by a model of their op latencies; where the model's call is
 close, the program's second run in the process times both and keeps the faster (a process that
 makes one proof never pays for the timing). How many lanes run one op follows the program's
-width: a warp an op, unless its levels hold more ops than the device has warps resident.
+width: a warp an op, unless an average level holds more ops than the block kernel has warps
+resident.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ changes it)."""
 SCALED_ROWS = 1
 """The kernel's WITNESS_SCALED_ROWS default: whether the kernels read A and C scaled per op."""
 OP_LANES = 32
-"""The kernel's WITNESS_OP_LANES default: the lanes of a warp that run one op together. The
-schedules count these groups as their "warps"."""
+"""The kernel's WITNESS_OP_LANES default: the lanes of a warp that run one op together (the
+schedules count these groups as their "warps"), and the lanes at which ``LANE_CHOICES``
+counts the resident blocks."""
 LANE_CHOICES = (32, 16, 8)
 """The op lanes a program's kernels run with, unless a ``WITNESS_OP_LANES`` define sets them:
 the most of these that still give every op of an average level a group of its own among the
@@ -87,9 +89,9 @@ class DeviceProgram:
     launches: dict[tuple[str, str], tuple[int, tuple[DeviceArray, ...]]]
     """Per schedule and the kernels' defines, once uploaded: its blocks and its op tables in
     its argument order."""
-    lanes: int | None = None
-    """The op lanes ``LANE_CHOICES`` gives the program, once a run without a
-    ``WITNESS_OP_LANES`` define has asked."""
+    lanes: dict[str, int] = attrs.Factory(dict)
+    """The op lanes ``LANE_CHOICES`` gave the program, per the kernel file's defines when asked
+    (they change the residency and the kernel program the choice reads)."""
     chained: WitnessProgram | None = None
     """The program without its S-box chains' tails (witness_chains.py), once a run needs it."""
     heads: np.ndarray | None = None
@@ -145,9 +147,10 @@ def _lanes(gpu: Gpu, loaded: DeviceProgram, view: WitnessProgram) -> int:
     program's own, chosen for ``view`` (its kernel program) on first asking."""
     defined = gpu.defines.get(_MODULE, {}).get("WITNESS_OP_LANES")
     if defined is None:
-        if loaded.lanes is None:
-            loaded.lanes = _chosen_lanes(gpu, view)
-        return loaded.lanes
+        key = _defines_key(gpu)
+        if key not in loaded.lanes:
+            loaded.lanes[key] = _chosen_lanes(gpu, view)
+        return loaded.lanes[key]
     lanes = int(defined)
     if lanes not in (1, 2, 4, 8, 16, 32):
         raise GpuError(f"WITNESS_OP_LANES {lanes}: a power of two from 1 to 32")
@@ -156,7 +159,8 @@ def _lanes(gpu: Gpu, loaded: DeviceProgram, view: WitnessProgram) -> int:
 
 def _chosen_lanes(gpu: Gpu, view: WitnessProgram) -> int:
     """The most of ``LANE_CHOICES`` whose op groups, on the block kernel's resident blocks (at
-    32 lanes), outnumber the ops of ``view``'s average level; the fewest when none do."""
+    32 lanes), are at least as many as the ops of ``view``'s average level; the fewest when
+    none are."""
     resident = _blocks_resident(gpu, OP_LANES) * _threads(gpu)
     width = math.ceil(len(view.level_ops) / max(1, view.num_levels))
     return next((n for n in LANE_CHOICES if width * n <= resident), LANE_CHOICES[-1])
@@ -279,12 +283,12 @@ def program_on_device(gpu: Gpu, program: WitnessProgram) -> DeviceProgram:
         )
         view, _ = kernel_program(gpu, program, found)
         lanes = _lanes(gpu, found, view)
-        warps = _threads(gpu) // lanes
-        levels = level_cost(view, _level_blocks(gpu, view, lanes) * warps)
+        groups = _threads(gpu) // lanes
+        levels = level_cost(view, _level_blocks(gpu, view, lanes) * groups)
         fits = _blocks_resident(gpu, lanes)
-        least = least_block_cost(view, fits, warps) if view.num_levels else levels + 1
+        least = least_block_cost(view, fits, groups) if view.num_levels else levels + 1
         # The schedule costs ~0.15 s a million ops: found now only when it may run first.
-        blocks = block_schedule(view, fits, warps) if least <= levels else None
+        blocks = block_schedule(view, fits, groups) if least <= levels else None
         found.schedule = "blocks" if blocks is not None and blocks.cost <= levels else "levels"
         cost = blocks.cost if blocks is not None else least
         # The least cost is a floor: blocks beyond the slack by it are beyond by any.
@@ -333,7 +337,17 @@ def _launch_tables(
 
 def _launch_key(gpu: Gpu, schedule: str) -> tuple[str, str]:
     # A tuning run's defines may change the block size and the blocks resident.
-    return schedule, repr(sorted(gpu.defines.get(_MODULE, {}).items()))
+    return schedule, _defines_key(gpu)
+
+
+def _defines_key(gpu: Gpu) -> str:
+    return repr(sorted(gpu.defines.get(_MODULE, {}).items()))
+
+
+def op_lanes(gpu: Gpu, program: WitnessProgram) -> int:
+    """The op lanes ``program``'s kernels run with under the current defines."""
+    loaded = program_on_device(gpu, program)
+    return _lanes(gpu, loaded, kernel_program(gpu, program, loaded)[0])
 
 
 def run_program(
