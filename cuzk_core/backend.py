@@ -85,10 +85,19 @@ class Backend:
         bind_backend(circuit, self)
         return self._call("cuzk_synthesize", circuit=circuit)
 
-    def witness(self, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray) -> np.ndarray:
+    def witness(
+        self,
+        program: WitnessProgram,
+        inputs: np.ndarray,
+        hints: np.ndarray,
+        for_prover: bool = False,
+    ) -> np.ndarray | Any:
         """A compiled circuit's witness z (the core's reference when the backend leaves the hook
-        out)."""
-        return self._call("cuzk_witness", program=program, inputs=inputs, hints=hints)
+        out); with ``for_prover``, possibly a handle only this backend's hooks take (see the
+        hook)."""
+        return self._call(
+            "cuzk_witness", program=program, inputs=inputs, hints=hints, for_prover=for_prover
+        )
 
     def first_unsatisfied(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int | None:
         """The first row with a·b ≠ c, or None: the backend's check, else (a·b − c) by its

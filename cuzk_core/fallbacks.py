@@ -65,7 +65,9 @@ def cuzk_poseidon(ctx: BackendContext, states: np.ndarray, table: PoseidonTable)
 def cuzk_gather_scalars(
     ctx: BackendContext, values: np.ndarray, indices: list[np.ndarray], label: str
 ) -> list[np.ndarray]:
-    """``values[rows]`` for each index array, on host threads."""
+    """``values[rows]`` for each index array, on host threads (a backend's handle of them
+    downloaded first, should its own gathers have declined)."""
+    values = np.asarray(values)
     with ThreadPoolExecutor(THREADS) as pool:  # one pool for all (threads start on demand)
         return [gather_rows(values, rows, pool) for rows in indices]
 

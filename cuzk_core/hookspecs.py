@@ -72,10 +72,11 @@ class BackendContext:
 
 @attrs.frozen(eq=False)
 class Synthesized:
-    """A synthesized circuit: its constraint matrices and the witness ``z = [1, inputs…, aux…]``."""
+    """A synthesized circuit: its constraint matrices and the witness ``z = [1, inputs…, aux…]``
+    (a host array, or the backend's handle where it kept z: ``cuzk_witness``'s ``for_prover``)."""
 
     matrices: R1CSMatrices
-    witness: np.ndarray
+    witness: np.ndarray | Any
 
 
 # -------------------------------------------------------------------------------------------------
@@ -194,8 +195,12 @@ def cuzk_synthesize(ctx: BackendContext, circuit: Any) -> Synthesized:
 
 @hookspec(firstresult=True)
 def cuzk_witness(
-    ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
-) -> np.ndarray:
+    ctx: BackendContext,
+    program: WitnessProgram,
+    inputs: np.ndarray,
+    hints: np.ndarray,
+    for_prover: bool,
+) -> np.ndarray | Any:
     """Run a compiled circuit's witness program: z from the proof's inputs and hints. Optional.
 
     The ops (see :mod:`cuzk_core.witness.program`) read only inputs and earlier ops; those of one
@@ -208,7 +213,12 @@ def cuzk_witness(
         their BIT ops decompose.
     :param inputs: ``(num_inputs, 4)`` scalars, ONE first.
     :param hints: ``(num_hints, 4)`` scalars: the values the circuit supplies itself.
-    :return: the witness ``z = [1, inputs…, aux…]`` as ``(m, 4)`` scalars.
+    :param for_prover: the caller hands z only to this backend's hooks (the R1CS products, the
+        scalar gathers, the MSMs) and reads the public inputs by ``np.asarray`` of its rows:
+        the backend may return a handle those hooks take (kept on its device, not downloaded),
+        which must slice by rows, have a length and turn into the host array by ``np.asarray``.
+    :return: the witness ``z = [1, inputs…, aux…]`` as ``(m, 4)`` scalars (or, with
+        ``for_prover``, a handle to them).
     """
 
 

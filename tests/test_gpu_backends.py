@@ -867,6 +867,51 @@ def test_a_close_call_between_the_witness_kernels_is_timed_on_the_second_run(
 
 
 @pytest.mark.parametrize("name", PLUGINS)
+def test_a_witness_kept_on_the_device_is_the_host_one_to_every_reader(name):
+    """With ``for_prover`` the witness stays on the device as a handle (both forms): its host
+    copy, the products, the gathered rows and an MSM over its rows equal the host witness's;
+    the prover asks for it, and a proof through it verifies."""
+    from cuzk_backend_gpu.memory import DeviceScalars
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.groth16.prover import keeps_witness, prove
+    from cuzk_core.groth16.setup import generate_parameters
+    from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+    from cuzk_core.groth16.verifier import verify_proof
+    from cuzk_core.witness.compiled import compile_circuit
+    from cuzk_core.witness.replay import replay
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    plugins = load_plugins()
+    gpu_backend = plugins.backend(load_profile("h200", {"backend": name}), Timer(level=0))
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
+    assert keeps_witness(gpu_backend)
+    circuit = PorepLite(challenges=3, depth=3)
+    compiled, _ = compile_circuit(cpu, circuit, use_cache=False)
+    program = compiled.program
+    inputs, hints = replay(circuit, program)
+    host = gpu_backend.witness(program, inputs, hints)
+    kept = gpu_backend.witness(program, inputs, hints, for_prover=True)
+    assert isinstance(host, np.ndarray) and isinstance(kept, DeviceScalars)
+    assert np.array_equal(np.asarray(kept), host) and len(kept) == len(host)
+    assert np.array_equal(np.asarray(kept[1 : program.num_inputs]), host[1 : program.num_inputs])
+    matrices = compiled.proving_matrices
+    for got, want in zip(
+        gpu_backend.evaluate_r1cs(matrices, kept), cpu.evaluate_r1cs(matrices, host), strict=True
+    ):
+        assert np.array_equal(np.asarray(got), want)
+    rows = [np.arange(0, len(host), 3), np.array([len(host) - 1, 0, 5])]
+    gathered = gpu_backend.gather_scalars(kept, rows, "kept")
+    for got, index in zip(gathered, rows, strict=True):
+        assert np.array_equal(np.asarray(got), host[index])
+    key = generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=7)
+    result = prove(gpu_backend, NativeCircuit(circuit), LoadedKey(key), seed=3)
+    assert verify_proof(key.vk, result.proof, result.public_inputs) == (True, "")
+
+
+@pytest.mark.parametrize("name", PLUGINS)
 def test_products_kept_on_the_device_give_the_host_arrays_check_and_h(name):
     """With ``for_quotient`` A·z, B·z, C·z stay on the device as handles: they turn into the
     CPU reference's arrays, and the witness check and H take them as they take host arrays

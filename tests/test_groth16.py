@@ -25,6 +25,7 @@ from cuzk_core.groth16.prover import (
     UnsatisfiedWitness,
     _query_scalars,
     evaluated,
+    keeps_witness,
     prove,
     with_queries,
 )
@@ -394,6 +395,85 @@ def _products_keeping_backend(calls: list[bool], kept: type[_KeptRows] = _KeptRo
             setattr(KeepsProducts, name, staticmethod(getattr(reference, name)))
     pm = backend_manager(KeepsProducts())
     return Backend(pm, BackendContext("cpu", load_profile("cpu"), Timer(level=0)))
+
+
+class _KeptWitness:
+    """A witness a backend kept where it made it: rows slice and have a length; only the rows
+    below ``readable`` (the public inputs) may turn into a host array."""
+
+    def __init__(self, rows: np.ndarray, readable: int, start: int = 0) -> None:
+        self.rows, self.readable, self.start = rows, readable, start
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, rows: slice) -> _KeptWitness:
+        start = self.start + range(len(self.rows))[rows].start
+        return type(self)(self.rows[rows], self.readable, start)
+
+    def __array__(self, dtype=None, copy=None):
+        if self.start + len(self.rows) > self.readable:
+            raise AssertionError("the core read more of a kept witness than its public inputs")
+        return self.rows
+
+
+def _witness_keeping_backend(calls: list[bool]):
+    """The cpu reference, plus a witness hook that keeps z as a :class:`_KeptWitness` whenever
+    the prover allows (``for_prover``, recorded in ``calls``), and the products, gathers and
+    MSMs that take it back."""
+
+    def host(values):
+        return values.rows if isinstance(values, _KeptWitness) else values
+
+    class KeepsWitness:
+        @hookimpl
+        def cuzk_witness(self, ctx, program, inputs, hints, for_prover):
+            calls.append(for_prover)
+            z = reference.cuzk_witness(ctx, program, inputs, hints)
+            return _KeptWitness(z, program.num_inputs) if for_prover else z
+
+        @hookimpl
+        def cuzk_evaluate_r1cs(self, ctx, matrices, witness, for_quotient):
+            return reference.cuzk_evaluate_r1cs(ctx, matrices, host(witness), for_quotient)
+
+        @hookimpl
+        def cuzk_gather_scalars(self, ctx, values, indices, label):
+            return [host(values)[rows] for rows in indices]
+
+        @hookimpl
+        def cuzk_msm_g1(self, ctx, bases, scalars, window_bits, label):
+            return reference.cuzk_msm_g1(ctx, bases, host(scalars), window_bits, label)
+
+        @hookimpl
+        def cuzk_msm_g2(self, ctx, bases, scalars, window_bits, label):
+            return reference.cuzk_msm_g2(ctx, bases, host(scalars), window_bits, label)
+
+    for name in dir(reference):
+        if name.startswith("cuzk_") and not hasattr(KeepsWitness, name):
+            setattr(KeepsWitness, name, staticmethod(getattr(reference, name)))
+    pm = backend_manager(KeepsWitness())
+    return Backend(pm, BackendContext("cpu", load_profile("cpu"), Timer(level=0)))
+
+
+def test_a_witness_a_backend_keeps_reaches_only_its_own_hooks(cpu, cube_key):
+    """A backend with its own products, gathers and MSMs is asked to keep a compiled circuit's
+    witness (``for_prover``): the core reads only its public inputs, and the proof is the cpu
+    backend's, bit for bit; an unsatisfied witness is still named. The cpu backend (the core
+    gathers for it) and one whose B·G2 runs elsewhere are not asked."""
+    calls: list[bool] = []
+    keeping = _witness_keeping_backend(calls)
+    assert keeps_witness(keeping) and not keeps_witness(cpu)
+    for _ in range(2):  # the first proof of a shape may take the compile's own witness
+        kept = prove(keeping, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=5)
+    plain = prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=5)
+    assert calls and all(calls)
+    assert kept.proof.to_bytes() == plain.proof.to_bytes()
+    assert kept.public_inputs == plain.public_inputs == [35]
+    with pytest.raises(UnsatisfiedWitness, match="constraint 2"):
+        prove(keeping, NativeCircuit(CubeCircuit(3, claimed=36)), LoadedKey(cube_key))
+    elsewhere = _witness_keeping_backend(calls)
+    elsewhere.b_g2 = cpu
+    assert not keeps_witness(elsewhere)
 
 
 def test_products_a_backend_keeps_reach_only_its_check_and_h(cpu, cube_key):

@@ -218,10 +218,13 @@ def group_of(points: G1Affines | G2Affines) -> str:
 class DeviceScalars:
     """Scalars on the device (``(n, 4)`` uint64, canonical): what ``cuzk_gather_scalars`` and
     ``cuzk_quotient_on_coset`` (for an MSM) hand out, so the MSMs that take them upload nothing,
-    and ``cuzk_evaluate_r1cs`` (``for_quotient``) for ``cuzk_first_unsatisfied`` and
-    ``cuzk_quotient_on_coset``. Rows slice like an array's; ``np.asarray`` downloads them."""
+    ``cuzk_evaluate_r1cs`` (``for_quotient``) for ``cuzk_first_unsatisfied`` and
+    ``cuzk_quotient_on_coset``, and ``cuzk_witness`` (``for_prover``) for the products, the
+    gathers and the MSMs. Rows slice like an array's; ``np.asarray`` downloads them."""
 
     array: DeviceArray
+    montgomery: DeviceArray | None = None
+    """The same rows in Montgomery form, where they were made so (the witness kernel's z)."""
 
     def __len__(self) -> int:
         return int(self.array.shape[0])
@@ -229,7 +232,8 @@ class DeviceScalars:
     def __getitem__(self, rows: slice) -> DeviceScalars:
         if not isinstance(rows, slice):
             raise TypeError("device scalars slice by rows only")
-        return DeviceScalars(self.array[rows])
+        montgomery = self.montgomery[rows] if self.montgomery is not None else None
+        return DeviceScalars(self.array[rows], montgomery)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         with self.array.gpu.scope():  # called from the core, outside any hook

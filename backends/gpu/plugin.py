@@ -127,10 +127,17 @@ class GpuPlugin:
 
     @hookimpl
     def cuzk_witness(
-        self, ctx: BackendContext, program: WitnessProgram, inputs: np.ndarray, hints: np.ndarray
-    ) -> np.ndarray | None:
+        self,
+        ctx: BackendContext,
+        program: WitnessProgram,
+        inputs: np.ndarray,
+        hints: np.ndarray,
+        for_prover: bool,
+    ) -> np.ndarray | DeviceScalars | None:
         """Run the compiled program on the device (its tables resident after the first proof);
-        z stays there, mirrored in both forms, for the R1CS products and the scalars' gathers."""
+        z stays there in both forms for the R1CS products, the scalars' gathers and the MSMs:
+        as the returned handle (``for_prover``: nothing downloaded), else as the mirrors of a
+        host copy."""
         check_witness_arguments(program, inputs, hints)
         with self._device(ctx, "computing the witness"):
             with self.gpu.step(ctx.timer, "witness_tables"):  # the first proof's upload
@@ -143,12 +150,20 @@ class GpuPlugin:
                 if span is not None:
                     timings = {f"{k}_ms": round(v, 3) for k, v in loaded.timings.items()}
                     span.attrs.update(chosen=loaded.schedule, **timings)
-            z = self.memory.returned(ctx.profile, from_montgomery(self.gpu, z_mont))
-            return self.memory.mirrors.keep(z, z_mont, "montgomery")
+            z = from_montgomery(self.gpu, z_mont)
+            if for_prover:
+                return DeviceScalars(z, z_mont)
+            return self.memory.mirrors.keep(
+                self.memory.returned(ctx.profile, z), z_mont, "montgomery"
+            )
 
     @hookimpl
     def cuzk_evaluate_r1cs(
-        self, ctx: BackendContext, matrices: R1CSMatrices, witness: np.ndarray, for_quotient: bool
+        self,
+        ctx: BackendContext,
+        matrices: R1CSMatrices,
+        witness: np.ndarray | DeviceScalars,
+        for_quotient: bool,
     ) -> tuple[np.ndarray, ...] | tuple[DeviceScalars, ...] | None:
         """A·z, B·z, C·z by sparse products on the device; left there as handles when only this
         backend's check and H read them (``for_quotient``), else downloaded."""
@@ -160,9 +175,15 @@ class GpuPlugin:
             with self.gpu.step(ctx.timer, "r1cs_tables"):  # the first proof's upload
                 for matrix in (matrices.a, matrices.b, matrices.c):
                     field.matrix_on_device(self.gpu, matrix)
-            z_mont = self.memory.mirrors.find(witness, "montgomery")
-            if z_mont is None:
-                z_mont = field.to_montgomery(self.gpu, self.memory.to_device(ctx.profile, witness))
+            if isinstance(witness, DeviceScalars):
+                z_mont = witness.montgomery
+                if z_mont is None:
+                    z_mont = field.to_montgomery(self.gpu, witness.array)
+            else:
+                z_mont = self.memory.mirrors.find(witness, "montgomery")
+                if z_mont is None:
+                    on_device = self.memory.to_device(ctx.profile, witness)
+                    z_mont = field.to_montgomery(self.gpu, on_device)
             products = [
                 field.spmv(self.gpu, m, z_mont) for m in (matrices.a, matrices.b, matrices.c)
             ]
@@ -340,13 +361,21 @@ class GpuPlugin:
 
     @hookimpl
     def cuzk_gather_scalars(
-        self, ctx: BackendContext, values: np.ndarray, indices: list[np.ndarray], label: str
+        self,
+        ctx: BackendContext,
+        values: np.ndarray | DeviceScalars,
+        indices: list[np.ndarray],
+        label: str,
     ) -> list[DeviceScalars] | None:
-        """The rows on the device: from the mirror of a witness this backend returned, else
-        from one upload of ``values`` for all the gathers; they stay there for the MSMs."""
+        """The rows on the device: from a witness this backend kept there (its handle, or the
+        mirror of its host copy), else from one upload of ``values`` for all the gathers; they
+        stay there for the MSMs."""
         with self._device(ctx, f"gathering the scalars of {label!r}"):
             gathered = sum(len(rows) for rows in indices)
-            source = self.memory.mirrors.find_rows(values, "canonical")
+            if isinstance(values, DeviceScalars):
+                source = values.array
+            else:
+                source = self.memory.mirrors.find_rows(values, "canonical")
             uploaded = len(values) if source is None else 0
             self.gpu.ensure_fits((uploaded + gathered) * _SCALAR_BYTES, f"the gathers of {label!r}")
             with ctx.timer.span("gather_scalars", n=gathered):

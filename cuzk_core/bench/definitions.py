@@ -23,7 +23,7 @@ from cuzk_core.conformance.inputs import DISTINCT_BASES, random_bases, random_sc
 from cuzk_core.conformance.oracles import msm_by_definition, transform_by_definition
 from cuzk_core.domain import EvaluationDomain
 from cuzk_core.gadgets.poseidon.batch import poseidon_table, reference_permute
-from cuzk_core.groth16.prover import keeps_products, prove
+from cuzk_core.groth16.prover import keeps_products, keeps_witness, prove
 from cuzk_core.groth16.sources import KeySource, LoadedKey, NativeCircuit
 from cuzk_core.groth16.verifier import verify_proof
 from cuzk_core.layout import G1Affines, G2Affines, ints_to_limbs, limbs_to_ints
@@ -299,7 +299,8 @@ class SynthBench:
         if self.gadgets:
             synthesized = backend.synthesize(circuit)
         else:
-            _, synthesized = synthesize_native(backend, circuit)
+            # the witness as the prover asks for it (left on the device where it can be)
+            _, synthesized = synthesize_native(backend, circuit, for_prover=keeps_witness(backend))
         with timer.span("evaluate_r1cs"):  # as the prover asks for them
             a, b, c = backend.evaluate_r1cs(
                 synthesized.matrices, synthesized.witness, for_quotient=keeps_products(backend)

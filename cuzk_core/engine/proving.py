@@ -6,6 +6,8 @@ change of the prover's signature is a change here only.
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 import numpy as np
 
@@ -22,9 +24,10 @@ from cuzk_core.progress import Progress
 @attrs.frozen(eq=False)
 class Prepared:
     """Stage 1's output: the whole assignment when the job's circuit makes its rows (an
-    embedded circuit), else the witness alone (a zkey, whose rows the resident key holds)."""
+    embedded circuit), else the witness alone (a zkey, whose rows the resident key holds). An
+    embedded circuit's witness may be the backend's handle (``keeps_witness``)."""
 
-    witness: np.ndarray
+    witness: np.ndarray | Any
     assignment: Assignment | None
 
 

@@ -136,6 +136,21 @@ def keeps_products(backend: Backend) -> bool:
     )
 
 
+def keeps_witness(backend: Backend) -> bool:
+    """Whether ``backend`` may keep a native circuit's witness where it made it (its witness
+    hook's ``for_prover``): when every reader of it in a proof is that backend's own hook (the
+    R1CS products, the scalar gathers, the G1 and G2 MSMs; B·G2 on this backend too), the
+    public inputs read by ``np.asarray``."""
+    hooks = (
+        "cuzk_witness",
+        "cuzk_evaluate_r1cs",
+        "cuzk_gather_scalars",
+        "cuzk_msm_g1",
+        "cuzk_msm_g2",
+    )
+    return backend.b_g2 is backend and all(backend.implements(hook) for hook in hooks)
+
+
 def evaluated(backend: Backend, assignment: Assignment) -> Assignment:
     """``assignment`` with its products A·z, B·z, C·z, the witness checked on every row first
     (:class:`UnsatisfiedWitness` names the first failing one); without C rows, c = a ⊙ b."""
@@ -272,7 +287,7 @@ def prove(
         _release(backend, bases, pinned)
     progress.step("unpin")
     circuit_rows = matrices.num_constraints - num_inputs
-    return ProofResult(proof, limbs_to_ints(witness[1:num_inputs]), circuit_rows)
+    return ProofResult(proof, limbs_to_ints(np.asarray(witness[1:num_inputs])), circuit_rows)
 
 
 def _release(backend: Backend, bases: dict, pinned: object) -> None:

@@ -248,10 +248,11 @@ def _check_program(
 
 
 def synthesize_native(
-    backend: Backend, circuit: Any, *, use_cache: bool = True
+    backend: Backend, circuit: Any, *, use_cache: bool = True, for_prover: bool = False
 ) -> tuple[Compiled, Synthesized]:
     """One synthesis of ``circuit``: through its compiled program when it has one (replay, then
-    the backend's witness hook), else by running its gadgets on the backend."""
+    the backend's witness hook, ``for_prover`` passed on), else by running its gadgets on the
+    backend."""
     compiled, synthesized = compile_circuit(backend, circuit, use_cache=use_cache)
     if synthesized is not None:
         if compiled.program is not None:
@@ -263,7 +264,11 @@ def synthesize_native(
     with timer.span("replay"):
         inputs, hints = replay(circuit, compiled.program)
     with timer.span("witness"):
-        witness = backend.witness(compiled.program, inputs, hints)
+        witness = backend.witness(compiled.program, inputs, hints, for_prover=for_prover)
+        if not isinstance(witness, np.ndarray):
+            # A handle kept on a device may still be computing: read its first row, so the
+            # witness's time lands in this span and not in the next.
+            np.asarray(witness[:1])
     return compiled, Synthesized(compiled.program.matrices, witness)
 
 
@@ -283,11 +288,13 @@ def proving_matrices(backend: Backend, circuit: Any) -> R1CSMatrices:
 
 def compiled_assignment(backend: Backend, circuit: Any) -> Assignment:
     """The prover's assignment for a native circuit: input rows included (built once per
-    process for a compiled circuit)."""
+    process for a compiled circuit); its witness may be the backend's handle
+    (:func:`cuzk_core.groth16.prover.keeps_witness`)."""
+    from cuzk_core.groth16.prover import keeps_witness
     from cuzk_core.groth16.qap import with_input_rows
     from cuzk_core.groth16.sources import Assignment
 
-    compiled, synthesized = synthesize_native(backend, circuit)
+    compiled, synthesized = synthesize_native(backend, circuit, for_prover=keeps_witness(backend))
     if compiled.proving_matrices is not None:
         return Assignment(compiled.proving_matrices, synthesized.witness)
     return Assignment(with_input_rows(synthesized.matrices), synthesized.witness)
