@@ -130,6 +130,18 @@ def test_device_arrays_slice_view_and_copy_like_numpy():
         array[10]
 
 
+def test_device_scalars_slice_both_forms_alike():
+    """A kept witness's handle slices its Montgomery rows with its canonical ones (the products
+    read the first, the MSMs the second, of ``witness[num_inputs:]``)."""
+    gpu = Gpu(_HostAdapter())
+    canonical = np.arange(40, dtype=np.uint64).reshape(10, 4)
+    kept = memory.DeviceScalars(gpu.to_device(canonical), gpu.to_device(canonical + 100))
+    rows = kept[3:7]
+    assert len(rows) == 4 and (rows.array.get() == canonical[3:7]).all()
+    assert rows.montgomery is not None and (rows.montgomery.get() == canonical[3:7] + 100).all()
+    assert memory.DeviceScalars(gpu.to_device(canonical))[2:].montgomery is None
+
+
 def test_every_gpu_plugin_is_the_shared_one():
     assert all(isinstance(p, GpuPlugin) for p in PLUGINS.values())
     assert cupy_plugin.gpu is not pycuda_plugin.gpu
