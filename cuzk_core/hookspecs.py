@@ -216,7 +216,8 @@ def cuzk_witness(
     :param for_prover: the caller hands z only to this backend's hooks (the R1CS products, the
         scalar gathers, the MSMs) and reads the public inputs by ``np.asarray`` of its rows:
         the backend may return a handle those hooks take (kept on its device, not downloaded),
-        which must slice by rows, have a length and turn into the host array by ``np.asarray``.
+        which must slice by rows, have a length and turn into the host array by ``np.asarray``;
+        it returns once z is computed (the witness span times it, and its errors are its own).
     :return: the witness ``z = [1, inputs…, aux…]`` as ``(m, 4)`` scalars (or, with
         ``for_prover``, a handle to them).
     """
@@ -232,7 +233,7 @@ def cuzk_evaluate_r1cs(
 
     :param ctx: the active backend, profile and timer.
     :param matrices: A, B, C in CSR form (rows are constraints, columns index ``witness``).
-    :param witness: ``(m, 4)`` scalars.
+    :param witness: ``(m, 4)`` scalars, or this backend's handle from :func:`cuzk_witness`.
     :param for_quotient: the caller hands the products only to this backend's
         ``cuzk_first_unsatisfied`` and ``cuzk_quotient_on_coset`` (the prover's check and H):
         the backend may return handles those take (kept on its device, not downloaded), which
@@ -437,7 +438,8 @@ def cuzk_gather_scalars(
     the gathers, so the MSMs upload nothing. Stops at first non-None result.
 
     :param ctx: the active backend, profile and timer.
-    :param values: ``(m, 4)`` scalars, each below r; not changed.
+    :param values: ``(m, 4)`` scalars, each below r, or this backend's handle from
+        :func:`cuzk_witness`; not changed.
     :param indices: integer arrays, each entry below ``m`` (repeats and any order allowed).
     :param label: what is gathered (``"queries"`` or free text), for spans.
     :return: one host array ``(len(indices[k]), 4)``, or handle, per index array.
@@ -457,8 +459,8 @@ def cuzk_msm_g1(
     :param ctx: the active backend, profile and timer (``ctx.profile.msm`` holds signed digits
         and split-0/1 settings).
     :param bases: ``n`` points, canonical layout or a handle from :func:`cuzk_upload`.
-    :param scalars: ``(n, 4)`` scalars, each below r, or a handle from
-        :func:`cuzk_gather_scalars`.
+    :param scalars: ``(n, 4)`` scalars, each below r, or this backend's handle from
+        :func:`cuzk_gather_scalars` or (rows of) :func:`cuzk_witness`.
     :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
     :param label: which MSM this is (``"a"``, ``"b_g1"``, ``"l"``, ``"h"`` or free text), for spans.
     :return: the sum as a one-point batch (its infinity flag set when the sum is the identity);
@@ -481,8 +483,8 @@ def cuzk_msm_g2(
 
     :param ctx: the active backend, profile and timer.
     :param bases: ``n`` points, canonical layout or a handle from :func:`cuzk_upload`.
-    :param scalars: ``(n, 4)`` scalars, each below r, or a handle from
-        :func:`cuzk_gather_scalars`.
+    :param scalars: ``(n, 4)`` scalars, each below r, or this backend's handle from
+        :func:`cuzk_gather_scalars` or (rows of) :func:`cuzk_witness`.
     :param window_bits: the Pippenger window, or ``None`` for the backend's choice.
     :param label: which MSM this is (``"b_g2"`` or free text), for spans.
     :return: the sum as a one-point batch, or a pending one as :func:`cuzk_msm_g1` says.

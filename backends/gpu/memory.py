@@ -236,7 +236,8 @@ class DeviceScalars:
         return DeviceScalars(self.array[rows], montgomery)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        with self.array.gpu.scope():  # called from the core, outside any hook
+        gpu = self.array.gpu
+        with gpu.scope(), gpu.errors("reading device scalars"):  # from the core, outside hooks
             host = self.array.get()
         return host if dtype is None else host.astype(dtype)
 

@@ -151,7 +151,8 @@ class GpuPlugin:
                     timings = {f"{k}_ms": round(v, 3) for k, v in loaded.timings.items()}
                     span.attrs.update(chosen=loaded.schedule, **timings)
             z = from_montgomery(self.gpu, z_mont)
-            if for_prover:
+            if for_prover:  # done when it returns: its time in its span, its faults its own
+                self.gpu.synchronize()
                 return DeviceScalars(z, z_mont)
             return self.memory.mirrors.keep(
                 self.memory.returned(ctx.profile, z), z_mont, "montgomery"
@@ -170,7 +171,11 @@ class GpuPlugin:
         rows = matrices.num_constraints
         with self._device(ctx, "evaluating the R1CS"):
             nnz = matrices.a.nnz + matrices.b.nnz + matrices.c.nnz
-            needed = nnz * 48 + (len(witness) * 2 + 3 * rows) * _SCALAR_BYTES
+            if isinstance(witness, DeviceScalars):  # a kept witness: at most its Montgomery copy
+                made = 0 if witness.montgomery is not None else len(witness)
+            else:  # an upload and its Montgomery copy (fewer where a mirror exists)
+                made = 2 * len(witness)
+            needed = nnz * 48 + (made + 3 * rows) * _SCALAR_BYTES
             self.gpu.ensure_fits(needed, "R1CS")
             with self.gpu.step(ctx.timer, "r1cs_tables"):  # the first proof's upload
                 for matrix in (matrices.a, matrices.b, matrices.c):

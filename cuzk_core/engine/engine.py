@@ -526,15 +526,18 @@ class Engine:
             if item is None:
                 return
             try:
-                live, backend, prepared = item
-                if isinstance(live, _WarmUp):
-                    self._prove_warm_up(live, backend, prepared)
-                else:
-                    self._stage_two(live, backend, prepared)
+                self._prove_handed(*item)
             except Exception as exc:  # the thread outlives any job (the store's errors too)
                 _say(f"stage 2: {_reason(exc)}")
             finally:
+                del item  # the job's device arrays (its witness, products) go before the wait
                 self._handoff.done()
+
+    def _prove_handed(self, live: _Live | _WarmUp, backend: Backend, prepared: Prepared) -> None:
+        if isinstance(live, _WarmUp):
+            self._prove_warm_up(live, backend, prepared)
+        else:
+            self._stage_two(live, backend, prepared)
 
     def _stage_two(self, live: _Live, backend: Backend, prepared: Prepared) -> None:
         record = live.record

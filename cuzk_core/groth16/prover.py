@@ -58,7 +58,7 @@ def proof_randomness(seed: int | None) -> tuple[int, int]:
 
 
 def _sparse_queries(
-    backend: Backend, matrices: R1CSMatrices, witness: np.ndarray, which: str
+    backend: Backend, matrices: R1CSMatrices, witness: np.ndarray | Any, which: str
 ) -> list[Any]:
     """The witness entries of the variables each of ``which``'s matrices (``"ab"``, ``"b"``)
     uses (a bellperson key's queries leave the others out), gathered by ``backend``: host

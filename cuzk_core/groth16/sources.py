@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 @attrs.frozen(eq=False)
 class Assignment:
-    """Constraint rows (Groth16's input rows included) and the witness ``z = [1, inputs…, aux…]``.
+    """Constraint rows (Groth16's input rows included) and the witness ``z = [1, inputs…, aux…]``
+    (a host array, or the backend's handle where it kept z: ``cuzk_witness``'s ``for_prover``).
 
     ``has_c=False``: the rows carry no C (a snarkjs zkey stores none); the prover then takes c
     as a ⊙ b, which a satisfying witness makes equal, and cannot check the witness.
@@ -38,7 +39,7 @@ class Assignment:
     """
 
     matrices: R1CSMatrices
-    witness: np.ndarray
+    witness: np.ndarray | Any
     has_c: bool = True
     products: tuple[Any, Any, Any] | None = None
     queries: tuple[np.ndarray, np.ndarray] | None = None

@@ -265,10 +265,6 @@ def synthesize_native(
         inputs, hints = replay(circuit, compiled.program)
     with timer.span("witness"):
         witness = backend.witness(compiled.program, inputs, hints, for_prover=for_prover)
-        if not isinstance(witness, np.ndarray):
-            # A handle kept on a device may still be computing: read its first row, so the
-            # witness's time lands in this span and not in the next.
-            np.asarray(witness[:1])
     return compiled, Synthesized(compiled.program.matrices, witness)
 
 

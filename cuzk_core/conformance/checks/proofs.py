@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import attrs
+import numpy as np
 
 from cuzk_core.backend import Backend
 from cuzk_core.groth16.keys import ProvingKey
@@ -43,11 +44,13 @@ def _witness(case: str, checked: Subject, rng: random.Random) -> str | None:
         inputs, hints = replay(circuit, compiled.program)
         if not backend.implements("cuzk_witness"):
             return NOT_IMPLEMENTED
-        got = backend.witness(compiled.program, inputs, hints)
         cs = ConstraintSystem()
         circuit.synthesize(cs)
         same_matrices(compiled.program.matrices, cs.matrices(), f"{case} values={values}")
-        same_scalars(got, ints_to_limbs(cs.assignment()), f"{case} witness, values={values}")
+        want = ints_to_limbs(cs.assignment())
+        for for_prover in (False, True):  # a host array, or (if it keeps z) its handle
+            got = np.asarray(backend.witness(compiled.program, inputs, hints, for_prover))
+            same_scalars(got, want, f"{case} witness, values={values}, for_prover={for_prover}")
     return None
 
 
