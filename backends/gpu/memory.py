@@ -358,6 +358,13 @@ class Memory:
         self.staging.upload(host, out, profile.memory.pool_mib * _MIB)
         return out
 
+    def resident(self, values: np.ndarray | DeviceScalars) -> DeviceArray | None:
+        """``values`` where they already are on the device: a handle's own array, or the mirror
+        of an array (or of rows of one) this backend returned; None when they are not."""
+        if isinstance(values, DeviceScalars):
+            return values.array
+        return self.mirrors.find_rows(values, "canonical")
+
     def readable(self, profile: Profile, values: np.ndarray | DeviceScalars) -> DeviceArray:
         """``values`` on the device for a caller that only reads them: a handle's own array, the
         mirror of an array this backend returned, else an upload (``to_device``)."""

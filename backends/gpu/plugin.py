@@ -377,10 +377,7 @@ class GpuPlugin:
         stay there for the MSMs."""
         with self._device(ctx, f"gathering the scalars of {label!r}"):
             gathered = sum(len(rows) for rows in indices)
-            if isinstance(values, DeviceScalars):
-                source = values.array
-            else:
-                source = self.memory.mirrors.find_rows(values, "canonical")
+            source = self.memory.resident(values)
             uploaded = len(values) if source is None else 0
             self.gpu.ensure_fits((uploaded + gathered) * _SCALAR_BYTES, f"the gathers of {label!r}")
             with ctx.timer.span("gather_scalars", n=gathered):
@@ -395,12 +392,10 @@ class GpuPlugin:
     def _scalars_on_device(self, ctx: BackendContext, scalars: Any, label: str) -> DeviceArray:
         """An MSM's scalars on the device: a gathered handle's, a returned array's mirror (or
         its rows'), else an upload."""
-        if isinstance(scalars, DeviceScalars):
-            return scalars.array
+        found = self.memory.resident(scalars)
+        if found is not None:
+            return found
         words = np.ascontiguousarray(scalars, dtype=np.uint64)
-        mirror = self.memory.mirrors.find_rows(words, "canonical")
-        if mirror is not None:
-            return mirror
         self.gpu.ensure_fits(len(words) * _SCALAR_BYTES, f"the scalars of MSM {label!r}")
         with ctx.timer.span("upload_scalars", n=len(words)):
             return self.memory.to_device(ctx.profile, words)
