@@ -132,3 +132,24 @@ def test_every_fixed_width_type_a_kernel_names_is_declared_for_nvrtc() -> None:
     }
     assert {"uint8_t", "uint32_t", "uint64_t"} <= declared
     assert sorted((file, name) for file, name in used if name not in declared) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "macro", "host_value"),
+    [
+        ("r1cs/spmv.cu", "SPMV_LANES", "cuzk_backend_gpu.field:SPMV_LANES"),
+        ("r1cs/witness.cuh", "WITNESS_THREADS", "cuzk_backend_gpu.witness:THREADS"),
+        ("r1cs/witness.cuh", "WITNESS_SCALED_ROWS", "cuzk_backend_gpu.witness:SCALED_ROWS"),
+        ("r1cs/witness.cuh", "WITNESS_OP_LANES", "cuzk_backend_gpu.witness:OP_LANES"),
+    ],
+)
+def test_the_hosts_copy_of_a_kernel_default_is_the_sources(
+    source: str, macro: str, host_value: str
+) -> None:
+    # The host launches by these (threads a row, a block's threads, rows read scaled), so a
+    # default changed on one side only would launch the kernel wrong without any error.
+    module, name = host_value.split(":")
+    text = (kernel_root() / source).read_text()
+    default = re.search(rf"^#define {macro} (\d+)\b", text, re.M)
+    assert default is not None, f"{source}: no default for {macro}"
+    assert int(default.group(1)) == getattr(__import__(module, fromlist=[name]), name)
