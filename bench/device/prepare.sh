@@ -1,0 +1,53 @@
+# Prepare a bare GPU machine (no package registry) for this tree's GPU tests and benchmarks.
+# Source it from the tree's root:   source bench/device/prepare.sh SHARED [REF_TARBALL]
+#   SHARED       a copy of the workplace's shared/device folder (PyCUDA's sources and wheels,
+#                py_ecc's test wheels), carried with the tree in an ignored folder
+#   REF_TARBALL  optional: another tree to measure against (`git archive REF | gzip > FILE`)
+# Installs, each into its own folder and not editable, so that two trees' entry points never
+# meet on one sys.path (a tree on PYTHONPATH alone shadows cuzk_core but not the backends):
+#   /tmp/site        py_ecc's wheels, then PyCUDA built from source in the background (~2 min;
+#                    `wait_pycuda` waits for it); both skipped when already there
+#   /tmp/main-site   this tree and plugins/cuzk-fastcpu (again at every call: the tree changes)
+#   /tmp/ref-site    REF_TARBALL's tree the same way (once a machine)
+# Then `use main` or `use ref` points PYTHONPATH and PATH (its `cuzk`) at one of them; run a
+# ref's commands outside the tree's root, where `python -m` would import this tree's cuzk_core.
+# Logs go to $PREPARE_LOG (default /tmp/prepare.log).
+shared=${1:?usage: source bench/device/prepare.sh SHARED [REF_TARBALL]}
+ref_tarball=${2:-}
+prepare_log=${PREPARE_LOG:-/tmp/prepare.log}
+tree=$(pwd)
+
+_install_tree() { # SOURCE_DIR TARGET: the tree and its fast CPU plugin, not editable
+    rm -rf "$2"
+    python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
+        --target "$2" "$1" "$1/plugins/cuzk-fastcpu" >> "$prepare_log" 2>&1
+}
+
+use() { # main | ref
+    case $1 in
+        main | ref) ;;
+        *) echo "use: main or ref, not '$1'" >&2; return 2 ;;
+    esac
+    export PYTHONPATH=/tmp/$1-site:/tmp/site PATH=/tmp/$1-site/bin:${PATH#/tmp/*-site/bin:}
+}
+
+wait_pycuda() { # PyCUDA's build, if this call started one; its last line either way
+    [ -n "${pycuda_build:-}" ] && wait "$pycuda_build"
+    python3 -c "import sys; sys.path.insert(0, '/tmp/site'); import pycuda; print('pycuda', pycuda.VERSION_TEXT)" 2>&1 | tail -1
+}
+
+mkdir -p /tmp/site
+if [ ! -d /tmp/site/py_ecc ]; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site "$shared"/test-wheels/*.whl >> "$prepare_log" 2>&1
+fi
+pycuda_build=
+if ! ls /tmp/site/pycuda/_driver*.so > /dev/null 2>&1; then
+    bash "$shared/install_pycuda.sh" /tmp/site >> "$prepare_log" 2>&1 &
+    pycuda_build=$!
+fi
+_install_tree "$tree" /tmp/main-site || echo "prepare: installing this tree failed (see $prepare_log)" >&2
+if [ -n "$ref_tarball" ] && [ ! -d /tmp/ref-site/cuzk_core ]; then
+    rm -rf /tmp/ref-tree && mkdir -p /tmp/ref-tree && tar xzf "$ref_tarball" -C /tmp/ref-tree
+    _install_tree /tmp/ref-tree /tmp/ref-site || echo "prepare: installing $ref_tarball failed (see $prepare_log)" >&2
+fi
+use main

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Whole proofs, this tree against a reference tree, in alternating processes (`bench prove`,
+# spans by CUZK_TIMING=2 in the first round only). Run from the tree's root after
+# `source bench/device/prepare.sh SHARED REF_TARBALL`, with a key made by `cuzk setup` in PARAMS.
+#   bash bench/device/prove_ab.sh PARAMS OUT ROUNDS [bench prove args...]
+#   bash bench/device/prove_ab.sh /tmp/p20 $OUT/ab 2 --challenges 135 --depth 32 --runs 5 --warmup 2
+# Writes OUT/prove-{main,ref}-R.json and the processes' output to OUT/prove.log, then `cuzk bench
+# compare` of each round (ref as A) to stdout and OUT/compare.txt: 2·ROUNDS + 2 files, as the
+# device returns at most 8.
+set -uo pipefail
+params=${1:?usage: prove_ab.sh PARAMS OUT ROUNDS [bench prove args...]}
+out=${2:?}
+rounds=${3:?}
+shift 3
+mkdir -p "$out"
+for round in $(seq 1 "$rounds"); do
+    for tree in main ref; do
+        export PYTHONPATH=/tmp/$tree-site:/tmp/site PATH=/tmp/$tree-site/bin:$PATH
+        timing=$([ "$round" = 1 ] && echo 2 || echo 0)
+        # outside the tree's root: there `python -m` and pytest would import this tree's core
+        (cd /tmp && CUZK_TIMING=$timing cuzk --profile "${PROFILE:-h200}" -q bench prove \
+            --params "$params" --json "$out/prove-$tree-$round.json" "$@" \
+            >> "$out/prove.log" 2>&1)
+        echo "$tree round $round: rc $?"
+    done
+    (cd /tmp && cuzk bench compare "$out/prove-ref-$round.json" "$out/prove-main-$round.json") |
+        tee -a "$out/compare.txt"
+done
