@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cuzk_backend_gpu.kernels import kernel_root
+from cuzk_backend_gpu.kernels import kernel_files, kernel_root
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import kernel_static
@@ -104,7 +104,7 @@ def test_a_real_build_reads_every_kernel(tmp_path: Path, capsys: pytest.CaptureF
     assert "scan_add_u32" in capsys.readouterr().out
 
 
-KERNEL_FILES = sorted(p.relative_to(kernel_root()).as_posix() for p in kernel_root().rglob("*.cu"))
+KERNEL_FILES = kernel_files()
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc (the CUDA toolkit) here")

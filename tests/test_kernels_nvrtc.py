@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cuzk_backend_gpu.kernels import COMPILE_OPTIONS, assemble, kernel_root
+from cuzk_backend_gpu.kernels import COMPILE_OPTIONS, assemble, kernel_files
 from cuzk_backend_gpu.witness import LANE_CHOICES
 
 ARCH = "--gpu-architecture=compute_90"  # PTX for the H100/H200: the front end is what differs
@@ -59,7 +59,7 @@ def _compile(source: str, options: list[str]) -> tuple[int, str]:
         NVRTC.nvrtcDestroyProgram(ctypes.byref(program))
 
 
-KERNEL_FILES = sorted(p.relative_to(kernel_root()).as_posix() for p in kernel_root().rglob("*.cu"))
+KERNEL_FILES = kernel_files()
 # The define sets the backends build besides each file's defaults: the witness's op lanes.
 BUILDS = [(name, {}) for name in KERNEL_FILES] + [
     ("r1cs/witness.cu", {"WITNESS_OP_LANES": lanes}) for lanes in LANE_CHOICES if lanes != 32

@@ -34,6 +34,12 @@ def kernel_root() -> Path:
         return Path(__file__).resolve().parent.parent / "kernels"
 
 
+def kernel_files() -> list[str]:
+    """Every kernel file (a ``.cu`` under ``kernel_root()``), named as ``assemble`` takes it."""
+    root = kernel_root()
+    return sorted(path.relative_to(root).as_posix() for path in root.rglob("*.cu"))
+
+
 def _inline(path: Path, root: Path, seen: set[Path], out: list[str]) -> None:
     path = path.resolve()
     if path in seen:
