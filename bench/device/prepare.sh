@@ -23,13 +23,7 @@ _install_tree() { # SOURCE_DIR TARGET: the tree and its fast CPU plugin, not edi
         --target "$2" "$1" "$1/plugins/cuzk-fastcpu" >> "$prepare_log" 2>&1
 }
 
-use() { # main | ref
-    case $1 in
-        main | ref) ;;
-        *) echo "use: main or ref, not '$1'" >&2; return 2 ;;
-    esac
-    export PYTHONPATH=/tmp/$1-site:/tmp/site PATH=/tmp/$1-site/bin:${PATH#/tmp/*-site/bin:}
-}
+source "$tree/bench/device/use.sh"
 
 wait_pycuda() { # PyCUDA's build, if this call started one; its last line either way
     [ -n "${pycuda_build:-}" ] && wait "$pycuda_build"

@@ -12,10 +12,13 @@ params=${1:?usage: prove_ab.sh PARAMS OUT ROUNDS [bench prove args...]}
 out=${2:?}
 rounds=${3:?}
 shift 3
+source "$(dirname "$0")/use.sh"
 mkdir -p "$out"
+# absolute: each process runs in /tmp
+params=$(cd "$params" && pwd) out=$(cd "$out" && pwd)
 for round in $(seq 1 "$rounds"); do
     for tree in main ref; do
-        export PYTHONPATH=/tmp/$tree-site:/tmp/site PATH=/tmp/$tree-site/bin:$PATH
+        use "$tree"
         timing=$([ "$round" = 1 ] && echo 2 || echo 0)
         # outside the tree's root: there `python -m` and pytest would import this tree's core
         (cd /tmp && CUZK_TIMING=$timing cuzk --profile "${PROFILE:-h200}" -q bench prove \
