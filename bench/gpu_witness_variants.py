@@ -94,11 +94,6 @@ def main(argv: list[str] | None = None) -> int:
         help="time only this witness variant (repeatable; its name as VARIANTS lists it)",
     )
     parser.add_argument("--lanes", default="", help="SPMV_LANES values to time, e.g. 1,4,8")
-    parser.add_argument(
-        "--indexed-coeffs",
-        action="store_true",
-        help="also time each SPMV_LANES value with 16-bit coefficient indices (r1cs_spmv_indexed)",
-    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.witness not in ("all", "none"):
@@ -150,9 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                     times[name].append(ms)
         gpu.defines.pop("r1cs/witness.cu", None)  # a real witness for the products, not a variant's
         z_mont = run_program(gpu, program, *on_device)
-        products = _time_lanes(
-            gpu, clock, compiled.proving_matrices, z_mont, lanes, args.runs, args.indexed_coeffs
-        )
+        products = _time_lanes(gpu, clock, compiled.proving_matrices, z_mont, lanes, args.runs)
         if products is None:
             return 1
     counts = program.counts()
@@ -172,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{name:48} {median:10.2f} {min(values):8.2f} {max(values):8.2f} {per_level:9.2f}"
             f" {lanes_run[name]:5}"
         )
-    lane_rows = {name: _stats(v) for name, v in products.items()}
+    lane_rows = {f"SPMV_LANES={k}": _stats(v) for k, v in products.items()}
     for name, row in lane_rows.items():
         print(f"{'A·z, B·z, C·z, ' + name:48} {row['median_ms']:10.2f} {row['min_ms']:8.2f}")
     if args.out:
@@ -203,99 +196,28 @@ def _stats(values: list[float]) -> dict[str, object]:
 
 
 def _time_lanes(
-    gpu: Any,
-    clock: EventClock,
-    matrices: Any,
-    z_mont: Any,
-    lanes: list[int],
-    runs: int,
-    indexed: bool,
-) -> dict[str, list[float]] | None:
-    """ms of the three products per ``SPMV_LANES`` value (and, with ``indexed``, per value with
-    coefficient indices), alternating, after a warm-up round whose results must agree across
-    them all (None, said on stderr, when they do not)."""
-    sources = (matrices.a, matrices.b, matrices.c)
-    tables = [_on_device(gpu, coefficient_index(m.coeffs)) for m in sources] if indexed else []
-    ways = [(k, False) for k in lanes] + [(k, True) for k in lanes if indexed]
-    times: dict[str, list[float]] = {_way_name(*way): [] for way in ways}
+    gpu: Any, clock: EventClock, matrices: Any, z_mont: Any, lanes: list[int], runs: int
+) -> dict[int, list[float]] | None:
+    """ms of the three products per ``SPMV_LANES`` value, alternating, after a warm-up round whose
+    results must agree across the values (None, said on stderr, when they do not)."""
+    times: dict[int, list[float]] = {k: [] for k in lanes}
     first: list[np.ndarray] | None = None
     for round_ in range(runs + 1):
-        for k, by_index in ways:
+        for k in lanes:
             gpu.defines["r1cs/spmv.cu"] = {"SPMV_LANES": k}
-
-            def work(by_index: bool = by_index) -> list[Any]:
-                if by_index:
-                    pairs = zip(sources, tables, strict=True)
-                    return [_spmv_indexed(gpu, m, *t, z_mont) for m, t in pairs]
-                return [field.spmv(gpu, m, z_mont) for m in sources]
-
-            out, ms = clock.time(work)
+            out, ms = clock.time(
+                lambda: [field.spmv(gpu, m, z_mont) for m in (matrices.a, matrices.b, matrices.c)]
+            )
             if round_ == 0:
                 got = [x.get() for x in out]
                 first = first or got
                 if any(not np.array_equal(g, f) for g, f in zip(got, first, strict=True)):
-                    print(f"{_way_name(k, by_index)}: different products", file=sys.stderr)
+                    print(f"SPMV_LANES={k}: different products", file=sys.stderr)
                     return None
             else:
-                times[_way_name(k, by_index)].append(ms)
+                times[k].append(ms)
     gpu.defines.pop("r1cs/spmv.cu", None)
     return times
-
-
-def _way_name(lanes: int, indexed: bool) -> str:
-    return f"SPMV_LANES={lanes}" + (", indexed coefficients" if indexed else "")
-
-
-_INDEX_CHUNK = 1 << 22
-_HASH = np.array([1, 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9], np.uint64)
-
-
-def coefficient_index(coeffs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(a uint16 index an entry, the table of distinct coefficient rows it points into) for
-    ``(nnz, 4)`` coefficients; ValueError past 65,536 distinct values or on a hash collision.
-    Entries are matched by a 64-bit hash of their limbs in chunks, then compared whole."""
-    table = np.empty((0, 4), np.uint64)
-    keys, ids = np.empty(0, np.uint64), np.empty(0, np.int64)  # hashes sorted, their rows
-    index = np.empty(len(coeffs), np.uint16)
-    for start in range(0, len(coeffs), _INDEX_CHUNK):
-        chunk = np.ascontiguousarray(coeffs[start : start + _INDEX_CHUNK], dtype=np.uint64)
-        hashed = np.bitwise_xor.reduce(chunk * _HASH, axis=1)
-        pos = np.minimum(np.searchsorted(keys, hashed), max(0, len(keys) - 1))
-        new = keys[pos] != hashed if len(keys) else np.ones(len(chunk), bool)
-        if new.any():
-            fresh, first = np.unique(hashed[new], return_index=True)
-            table = np.concatenate([table, chunk[new][first]])
-            keys = np.concatenate([keys, fresh])
-            ids = np.concatenate([ids, np.arange(len(table) - len(fresh), len(table))])
-            order = np.argsort(keys, kind="stable")
-            keys, ids = keys[order], ids[order]
-            if len(table) > 1 << 16:
-                raise ValueError(f"{len(table)} distinct coefficients: past a 16-bit index")
-            pos = np.searchsorted(keys, hashed)
-        found = ids[pos]
-        if not (table[found] == chunk).all():
-            raise ValueError("two distinct coefficients share a 64-bit hash")
-        index[start : start + len(chunk)] = found
-    return index, table
-
-
-def _on_device(gpu: Any, indexed: tuple[np.ndarray, np.ndarray]) -> tuple[Any, Any]:
-    index, table = indexed
-    return gpu.to_device(index), gpu.to_device(table if len(table) else np.zeros((1, 4), np.uint64))
-
-
-def _spmv_indexed(gpu: Any, matrix: Any, index: Any, table: Any, z_mont: Any) -> Any:
-    """``field.spmv`` with ``r1cs_spmv_indexed``: the matrix's coefficients as indices."""
-    indptr, cols, _ = field.matrix_on_device(gpu, matrix)
-    rows = matrix.num_rows
-    out = gpu.empty((rows, 4), np.uint64)
-    lanes = gpu.defines["r1cs/spmv.cu"]["SPMV_LANES"]
-    gpu.launch(
-        gpu.kernel("r1cs/spmv.cu", "r1cs_spmv_indexed"),
-        rows * lanes,
-        (indptr, cols, index, table, z_mont, out, np.uint64(rows)),
-    )
-    return out
 
 
 if __name__ == "__main__":

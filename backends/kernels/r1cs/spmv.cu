@@ -15,20 +15,18 @@ static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES -
               "SPMV_LANES is a power of two up to a warp");
 #define FULL_WARP 0xffffffffu
 
-// A row's sum over its entries, SPMV_LANES threads a row: coeff(e) gives entry e's canonical
-// coefficient. coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
+// coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
 // coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
-template <typename Coeff>
-__device__ __forceinline__ void spmv_rows(const int64_t* indptr, const int64_t* cols,
-                                          const Coeff& coeff, const fr_t* z_mont, fr_t* out,
-                                          uint64_t rows) {
+extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
+                                     const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
+                                     uint64_t rows) {
     const uint64_t thread = global_thread();
     const uint64_t row = thread / SPMV_LANES;
     const int lane = static_cast<int>(thread % SPMV_LANES);
     fr_t acc = fr_t::zero();
     if (row < rows) {
         for (int64_t e = indptr[row] + lane; e < indptr[row + 1]; e += SPMV_LANES) {
-            acc = acc + coeff(e) * load_vec(z_mont + cols[e]);
+            acc = acc + load_vec(coeffs + e) * load_vec(z_mont + cols[e]);
         }
     }
 #if SPMV_LANES > 1
@@ -43,34 +41,4 @@ __device__ __forceinline__ void spmv_rows(const int64_t* indptr, const int64_t* 
     }
 #endif
     if (row < rows && lane == 0) store_vec(out + row, acc);
-}
-
-struct CoeffColumn {  // 32 bytes an entry
-    const fr_t* coeffs;
-    __device__ __forceinline__ fr_t operator()(int64_t e) const { return load_vec(coeffs + e); }
-};
-
-struct CoeffIndex {  // 2 bytes an entry, into a table of the matrix's distinct coefficients
-    const uint16_t* index;
-    const fr_t* table;
-    __device__ __forceinline__ fr_t operator()(int64_t e) const {
-        return load_vec(table + index[e]);
-    }
-};
-
-extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
-                                     const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
-                                     uint64_t rows) {
-    spmv_rows(indptr, cols, CoeffColumn{coeffs}, z_mont, out, rows);
-}
-
-// The same products with each coefficient named by a 16-bit index into the matrix's distinct
-// values: ~15 of the ~34 GB a 2^24 porep-lite's three products read are the 32-byte
-// coefficients, and its matrices hold at most a few hundred distinct ones. A layout under test
-// (bench/gpu_witness_variants.py --indexed-coeffs); the prover does not use it yet.
-extern "C" __global__ void r1cs_spmv_indexed(const int64_t* indptr, const int64_t* cols,
-                                             const uint16_t* coeff_index,
-                                             const fr_t* coeff_table, const fr_t* z_mont,
-                                             fr_t* out, uint64_t rows) {
-    spmv_rows(indptr, cols, CoeffIndex{coeff_index, coeff_table}, z_mont, out, rows);
 }
