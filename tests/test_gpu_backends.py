@@ -4,6 +4,7 @@ clearly, map CUDA failures to one-line errors; and the shared driver's device ar
 from __future__ import annotations
 
 import ctypes
+import itertools
 import random
 import threading
 import weakref
@@ -978,3 +979,83 @@ def test_r1cs_products_with_threads_sharing_a_row_are_the_reference(monkeypatch,
     got, want = gpu_backend.evaluate_r1cs(matrices, z), cpu.evaluate_r1cs(matrices, z)
     for g, w in zip(got, want, strict=True):
         assert np.array_equal(np.asarray(g), w)
+
+
+SIGN_BIT = 1 << 31
+"""A sorted digit entry's sign (msm/groups.cuh's MSM_SIGN_BIT)."""
+
+
+def _digit_groups(
+    scalars: list[int], c: int, signed: bool, table: bool, skip: set[int]
+) -> tuple[list[int], list[list[int]]]:
+    """Python's digit sort, the oracle of the GPU's: each group's count and entries (point |
+    sign bit), groups by (window, bucket) or, with a table, by bucket alone."""
+    windows, per_window = msm.window_count(c, signed), msm.bucket_count(c, signed)
+    groups: list[list[int]] = [[] for _ in range(per_window if table else windows * per_window)]
+    n = len(scalars)
+    for i, s in enumerate(scalars):
+        if i in skip:
+            continue
+        carry = 0
+        for w in range(windows):
+            d = ((s >> (w * c)) & ((1 << c) - 1)) + carry
+            negative = signed and d > 1 << (c - 1)
+            carry = int(negative)
+            magnitude = (1 << c) - d if negative else d
+            if magnitude:
+                point = w * n + i if table else i
+                group = (0 if table else w * per_window) + magnitude - 1
+                groups[group].append(point | (SIGN_BIT if negative else 0))
+    return [len(g) for g in groups], groups
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize(
+    ("case", "c", "signed", "table"),
+    [
+        ("random", 16, True, False),
+        ("random", 13, False, False),
+        ("random", 20, True, True),
+        ("random", 7, True, True),
+        ("edges", 8, True, False),
+        ("one value", 12, True, False),
+        ("zeros", 16, True, False),
+    ],
+)
+def test_the_counting_sort_groups_every_digit_as_python_does(name, case, c, signed, table):
+    """msm.counting_sort's offsets, largest group and entries (each group's as a multiset: the
+    order inside a group is the atomics') against Python's digits: random scalars, the edges
+    (0, 1, r − 1, 2^c − 1, powers of two), one value repeated (every digit of a window in one
+    bucket), all zeros (no entries), with skipped points, and over a table."""
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    rng = random.Random(f"{case} {c}")
+    n = 3001
+    values = {
+        "random": lambda: [rng.randrange(FR_MODULUS) for _ in range(n)],
+        "edges": lambda: [
+            rng.choice([0, 1, FR_MODULUS - 1, (1 << c) - 1, 1 << rng.randrange(255)])
+            for _ in range(n)
+        ],
+        "one value": lambda: [FR_MODULUS - 2] * n,
+        "zeros": lambda: [0] * n,
+    }[case]()
+    skip = set(rng.sample(range(n), 40))
+    counts, groups = _digit_groups(values, c, signed, table, skip)
+    gpu = plugin.gpu
+    flags = np.zeros(n, np.uint8)
+    flags[sorted(skip)] = 1
+    with gpu.scope():
+        scalars = gpu.to_device(ints_to_limbs(values).view(np.uint32).reshape(n, 8))
+        got = msm.counting_sort(gpu, scalars, gpu.to_device(flags), c, signed, table)
+        if sum(counts) == 0:
+            assert got is None
+            return
+        assert got is not None
+        offsets, entries = got.offsets.get(), got.entries.get()
+    assert got.total == sum(counts) and got.max_count == max(counts)
+    assert offsets.tolist() == [0, *itertools.accumulate(counts)]
+    for g, want in enumerate(groups):
+        assert sorted(entries[offsets[g] : offsets[g + 1]].tolist()) == sorted(want), g

@@ -427,7 +427,56 @@ def _bucket_workspace(
     if lanes:  # its lanes' scratch: a sum, a head, two groups and a prefix a lane
         partial_bound = batch_threads + groups
         batch = batch_threads * lanes * (8 + 10 * group.affine_words)
-    return 4 * entries + 12 * groups + xyzz * (partial_bound + 2 * groups) + batch + (64 << 20)
+    digits = 4 * entries  # the sort's, a word a window a scalar (freed before the sums)
+    xyzz_bytes = xyzz * (partial_bound + 2 * groups)
+    return 4 * entries + digits + 12 * groups + xyzz_bytes + batch + (64 << 20)
+
+
+class SortedDigits(NamedTuple):
+    """The nonzero digits of an MSM's scalars sorted by group: (window, bucket), or the bucket
+    alone over a window table."""
+
+    offsets: DeviceArray
+    """Where each group's entries begin (groups + 1 words, the last the total)."""
+    entries: DeviceArray
+    """Each digit's point (its index, or its table row) | its sign in bit 31, by group."""
+    total: int
+    max_count: int
+    """The most entries a group has."""
+
+
+def counting_sort(
+    gpu: Gpu, scalars: DeviceArray, skip: DeviceArray | None, c: int, signed: bool, table: bool
+) -> SortedDigits | None:
+    """The scalars' c-bit digits (signed or not; none for the points ``skip`` marks) counted
+    and scattered into their groups by msm_digits and msm_scatter; None when all are zero."""
+    n = scalars.shape[0]
+    windows, per_window = window_count(c, signed), bucket_count(c, signed)
+    groups = per_window if table else windows * per_window
+    table_rows = _u32(n if table else 0)
+    counts = gpu.zeros((groups,), np.uint32)
+    digits = gpu.empty((windows, n), np.uint32)
+    skip_arg = skip if skip is not None else NULL
+    head = (scalars, skip_arg, _u32(n), _u32(c), _u32(windows), _u32(per_window))
+    gpu.launch(_kernel(gpu, "msm_digits"), n, (*head, np.int32(signed), table_rows, counts, digits))
+    offsets = gpu.empty((groups + 1,), np.uint32)
+    gpu.clear(offsets[:1])
+    scan.inclusive_sum(gpu, counts, offsets[1:])
+    summary = gpu.empty((2,), np.uint32)
+    gpu.copy_into(summary[:1], offsets[-1:])
+    scan.maximum_into(gpu, counts, summary[1:])
+    total, max_count = (int(v) for v in summary.get())
+    if total == 0:
+        return None
+    cursor = gpu.copy(offsets[:-1])
+    entries = gpu.empty((total,), np.uint32)
+    scatter = _kernel(gpu, "msm_scatter")
+    step = windows if table else scatter_windows(gpu.l2_bytes(), per_window)
+    for first in range(0, windows, step):
+        window_range = (_u32(first), _u32(min(windows, first + step)))
+        args = (digits, _u32(n), *window_range, _u32(per_window), table_rows, cursor, entries)
+        gpu.launch(scatter, n, args)
+    return SortedDigits(offsets, entries, total, max_count)
 
 
 def pippenger(
@@ -449,32 +498,15 @@ def pippenger(
     With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
     window's digits go into one set of buckets and the one row returned is the whole sum.
     ``batch_lanes``: see :func:`batch_lanes_for`."""
-    n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
     with gpu.step(timer, "msm_sort", windows=windows):
-        head = (scalars, skip if skip is not None else NULL, _u32(n), _u32(c))
-        tail = (_u32(per_window), np.int32(signed), _u32(n if table else 0))
-        counts = gpu.zeros((groups,), np.uint32)
-        gpu.launch(_kernel(gpu, "msm_bucket_counts"), n, (*head, _u32(windows), *tail, counts))
-        offsets = gpu.empty((groups + 1,), np.uint32)
-        gpu.clear(offsets[:1])
-        scan.inclusive_sum(gpu, counts, offsets[1:])
-        summary = gpu.empty((2,), np.uint32)
-        gpu.copy_into(summary[:1], offsets[-1:])
-        scan.maximum_into(gpu, counts, summary[1:])
-        total, max_count = (int(v) for v in summary.get())
-        if total == 0:
-            wait()  # nothing reads the bases, but their upload must end before they are freed
-            return None
-        cursor = gpu.copy(offsets[:-1])
-        entries = gpu.empty((total,), np.uint32)
-        scatter = _kernel(gpu, "msm_scatter")
-        step = windows if table else scatter_windows(gpu.l2_bytes(), per_window)
-        for first in range(0, windows, step):
-            window_range = (_u32(first), _u32(min(windows, first + step)))
-            gpu.launch(scatter, n, (*head, *window_range, *tail, cursor, entries))
-        del cursor, counts
+        sorted_ = counting_sort(gpu, scalars, skip, c, signed, table)
+    if sorted_ is None:
+        wait()  # nothing reads the bases, but their upload must end before they are freed
+        return None
+    offsets, entries, total, max_count = sorted_
+    del sorted_  # the sums' step frees entries and offsets once their first pass has read them
     wait()
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
         overlap = total >= HOST_WORK_MIN_ENTRIES

@@ -27,33 +27,45 @@ __device__ __forceinline__ uint32_t digit_point(uint32_t w, uint32_t i, uint32_t
     return w * table_rows + i;
 }
 
-// counts[bucket] += 1 for every nonzero digit of every scalar not skipped.
-extern "C" __global__ void msm_bucket_counts(const uint32_t* scalars, const uint8_t* skip,
-                                             uint32_t n, uint32_t c, uint32_t windows,
-                                             uint32_t buckets, int is_signed, uint32_t table_rows,
-                                             uint32_t* counts) {
+// The counting sort's first step, every digit computed once: digits[w·n + i] = the magnitude
+// of scalar i's digit in window w | its sign in bit 31 (0 for a zero digit or a skipped
+// scalar), and counts[bucket] += 1 for every nonzero one. The scatter then reads a window's
+// digits (4 bytes a scalar) instead of recomputing every window up to it from the scalars
+// (32 bytes a scalar, a launch for each few windows).
+extern "C" __global__ void msm_digits(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
+                                      uint32_t c, uint32_t windows, uint32_t buckets,
+                                      int is_signed, uint32_t table_rows, uint32_t* counts,
+                                      uint32_t* digits) {
     const uint32_t i = (uint32_t)global_thread();
-    if (i >= n || (skip != nullptr && skip[i])) return;
-    for_each_digit(scalars, i, c, 0, windows, is_signed != 0, [&](uint32_t w, uint32_t mag, bool) {
-        atomicAdd(counts + digit_bucket(w, mag, buckets, table_rows), 1u);
-    });
+    if (i >= n) return;
+    if (skip != nullptr && skip[i]) {
+        for (uint32_t w = 0; w < windows; w++) digits[(uint64_t)w * n + i] = 0;
+        return;
+    }
+    for_each_window_digit(scalars, i, c, 0, windows, is_signed != 0,
+                          [&](uint32_t w, uint32_t mag, bool neg) {
+                              digits[(uint64_t)w * n + i] = mag | (neg ? MSM_SIGN_BIT : 0u);
+                              if (mag != 0) {
+                                  atomicAdd(counts + digit_bucket(w, mag, buckets, table_rows), 1u);
+                              }
+                          });
 }
 
 // entries[cursor[bucket]++] = point | sign for every nonzero digit in windows [first, last): the
 // counting sort's scatter. The host passes a few windows at a time so that the buckets' write
 // fronts (a 32-byte sector each) stay in L2 rather than being written back half-filled.
-extern "C" __global__ void msm_scatter(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
-                                       uint32_t c, uint32_t first, uint32_t last,
-                                       uint32_t buckets, int is_signed, uint32_t table_rows,
+extern "C" __global__ void msm_scatter(const uint32_t* digits, uint32_t n, uint32_t first,
+                                       uint32_t last, uint32_t buckets, uint32_t table_rows,
                                        uint32_t* cursor, uint32_t* entries) {
     const uint32_t i = (uint32_t)global_thread();
-    if (i >= n || (skip != nullptr && skip[i])) return;
-    for_each_digit(scalars, i, c, first, last, is_signed != 0,
-                   [&](uint32_t w, uint32_t mag, bool neg) {
-                       const uint32_t pos =
-                           atomicAdd(cursor + digit_bucket(w, mag, buckets, table_rows), 1u);
-                       entries[pos] = digit_point(w, i, table_rows) | (neg ? MSM_SIGN_BIT : 0u);
-                   });
+    if (i >= n) return;
+    for (uint32_t w = first; w < last; w++) {
+        const uint32_t digit = digits[(uint64_t)w * n + i];
+        const uint32_t mag = digit & ~MSM_SIGN_BIT;
+        if (mag == 0) continue;
+        const uint32_t pos = atomicAdd(cursor + digit_bucket(w, mag, buckets, table_rows), 1u);
+        entries[pos] = digit_point(w, i, table_rows) | (digit & MSM_SIGN_BIT);
+    }
 }
 
 // seg_counts[g] = ⌈(offsets[g + 1] − offsets[g]) / seg_len⌉: the segments of each group of a

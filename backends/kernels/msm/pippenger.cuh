@@ -1,7 +1,7 @@
 // Pippenger's bucket method on the GPU, as device templates over the coordinate field F
 // (Fq for G1, Fq2 for G2). The host (backends/gpu/msm.py) sequences the steps:
 //
-//   1. bucket_counts / scatter: the signed (or unsigned) base-2^c digits of every scalar, and a
+//   1. digits / scatter: the signed (or unsigned) base-2^c digits of every scalar, and a
 //      counting sort of (window, bucket) ← point index, sign in bit 31;
 //   2. sum_affine_ranges, then reduce.cuh's first_partial_at and range_carry_at (or sum_xyzz
 //      and group_sum_at): the bucket sums. The first pass gives every thread an equal run of
@@ -28,13 +28,13 @@
 #include "reduce.cuh"
 #include "window_table.cuh"
 
-// Call visit(window, magnitude, negative) for every nonzero digit of scalar i in windows
-// [first, last). Signed digits lie in (−2^(c−1), 2^(c−1)]: a digit above 2^(c−1) becomes
+// Call visit(window, magnitude, negative) for every digit of scalar i in windows [first, last),
+// zeros included (magnitude 0). Signed digits lie in (−2^(c−1), 2^(c−1)]: a digit above 2^(c−1) becomes
 // digit − 2^c with a carry onward (so the windows below first are still read, not visited).
 template <class Visit>
-__device__ __forceinline__ void for_each_digit(const uint32_t* scalars, uint64_t i, uint32_t c,
-                                               uint32_t first, uint32_t last, bool is_signed,
-                                               Visit visit) {
+__device__ __forceinline__ void for_each_window_digit(const uint32_t* scalars, uint64_t i,
+                                                      uint32_t c, uint32_t first, uint32_t last,
+                                                      bool is_signed, Visit visit) {
     uint32_t k[8];
     const uint4* src = reinterpret_cast<const uint4*>(scalars + 8 * i);
     const uint4 a = src[0], b = src[1];
@@ -45,8 +45,7 @@ __device__ __forceinline__ void for_each_digit(const uint32_t* scalars, uint64_t
         const uint32_t d = scalar_window(k, w * c, c) + carry;
         const bool neg = is_signed && d > half;
         carry = neg ? 1 : 0;
-        const uint32_t mag = neg ? full - d : d;
-        if (mag != 0 && w >= first) visit(w, mag, neg);
+        if (w >= first) visit(w, neg ? full - d : d, neg);
     }
 }
 
