@@ -42,7 +42,7 @@ extern "C" __global__ void msm_digits(const uint32_t* scalars, const uint8_t* sk
         for (uint32_t w = 0; w < windows; w++) digits[(uint64_t)w * n + i] = 0;
         return;
     }
-    for_each_window_digit(scalars, i, c, 0, windows, is_signed != 0,
+    for_each_window_digit(scalars, i, c, windows, is_signed != 0,
                           [&](uint32_t w, uint32_t mag, bool neg) {
                               digits[(uint64_t)w * n + i] = mag | (neg ? MSM_SIGN_BIT : 0u);
                               if (mag != 0) {

@@ -28,12 +28,12 @@
 #include "reduce.cuh"
 #include "window_table.cuh"
 
-// Call visit(window, magnitude, negative) for every digit of scalar i in windows [first, last),
-// zeros included (magnitude 0). Signed digits lie in (−2^(c−1), 2^(c−1)]: a digit above 2^(c−1) becomes
-// digit − 2^c with a carry onward (so the windows below first are still read, not visited).
+// Call visit(window, magnitude, negative) for every digit of scalar i in windows [0, windows),
+// zeros included (magnitude 0). Signed digits lie in (−2^(c−1), 2^(c−1)]: a digit above
+// 2^(c−1) becomes digit − 2^c with a carry into the next window.
 template <class Visit>
 __device__ __forceinline__ void for_each_window_digit(const uint32_t* scalars, uint64_t i,
-                                                      uint32_t c, uint32_t first, uint32_t last,
+                                                      uint32_t c, uint32_t windows,
                                                       bool is_signed, Visit visit) {
     uint32_t k[8];
     const uint4* src = reinterpret_cast<const uint4*>(scalars + 8 * i);
@@ -41,11 +41,11 @@ __device__ __forceinline__ void for_each_window_digit(const uint32_t* scalars, u
     k[0] = a.x, k[1] = a.y, k[2] = a.z, k[3] = a.w, k[4] = b.x, k[5] = b.y, k[6] = b.z, k[7] = b.w;
     const uint32_t half = 1u << (c - 1), full = 1u << c;
     uint32_t carry = 0;
-    for (uint32_t w = 0; w < last; w++) {
+    for (uint32_t w = 0; w < windows; w++) {
         const uint32_t d = scalar_window(k, w * c, c) + carry;
         const bool neg = is_signed && d > half;
         carry = neg ? 1 : 0;
-        if (w >= first) visit(w, neg ? full - d : d, neg);
+        visit(w, neg ? full - d : d, neg);
     }
 }
 
