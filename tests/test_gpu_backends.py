@@ -1059,3 +1059,77 @@ def test_the_counting_sort_groups_every_digit_as_python_does(name, case, c, sign
     assert offsets.tolist() == [0, *itertools.accumulate(counts)]
     for g, want in enumerate(groups):
         assert sorted(entries[offsets[g] : offsets[g + 1]].tolist()) == sorted(want), g
+
+
+class _Handle:
+    """A stand-in owner for msm.SortShare: any object a weak reference can follow."""
+
+
+def test_a_kept_sort_serves_only_its_scalars_key_and_width():
+    """msm.SortShare gives a kept sort back only for the same scalars' owner and key, offers
+    its width only for all n rows, no table, and a width the caller allows; an MSM over other
+    scalars drops it, and so does its owner's end, but not a newer owner's sort."""
+    share = msm.SortShare()
+    a, b = _Handle(), _Handle()
+    key = msm.SortKey(0, 1000, 20, True, False, True)
+    sort = msm.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
+    assert share.find(a, key) is None and share.width(a, 1000, {16, 20}) is None
+    share.keep(a, key, sort)
+    assert share.find(a, key) is sort
+    assert share.find(b, key) is None
+    assert share.find(a, key._replace(c=16)) is None
+    assert share.find(a, key._replace(split_01=False)) is None
+    assert share.width(a, 1000, {16, 20}) == 20
+    assert share.width(a, 1000, {16}) is None  # a width neither group's rule picks
+    assert share.width(a, 2000, {16, 20}) is None  # the kept sort covers other rows
+    assert share.width(b, 1000, {16, 20}) is None
+    share.begin(a)
+    assert share.find(a, key) is sort
+    share.begin(b)
+    assert share.find(a, key) is None
+    share.keep(a, key._replace(table=True), sort)
+    assert share.width(a, 1000, {16, 20}) is None  # a table's width is the table's
+    share.keep(b, key, sort)
+    del a  # a's weak reference ends: b's sort, kept after it, stays
+    assert share.find(b, key) is sort
+    del b
+    assert share.find(_Handle(), key) is None and share._kept is None
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_b_g1_takes_b_g2s_sort_and_proves_the_same_bytes(name):
+    """With ``msm.share_sorts`` a proof's B·G1 takes the sort B·G2 kept for their common
+    scalars (its msm_sort span says so; no other MSM's does), and the proof's bytes are those
+    of a proof with every sort done fresh, which verifies."""
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.groth16.prover import prove
+    from cuzk_core.groth16.setup import generate_parameters
+    from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+    from cuzk_core.groth16.verifier import verify_proof
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    plugins = load_plugins()
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
+    circuit = PorepLite(challenges=3, depth=3)
+    key = generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=7)
+    proofs, kept = {}, {}
+    for share in (False, True):
+        timer = Timer(level=0)
+        changes = {"backend": name, "msm.share_sorts": share}
+        backend = plugins.backend(load_profile("h200", changes), timer)
+        result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=3)
+        assert verify_proof(key.vk, result.proof, result.public_inputs) == (True, "")
+        proofs[share] = result.proof.to_bytes()
+        sorts = [s for s in timer.spans if s.name == "msm_sort"]
+        kept[share] = {
+            phase.name: [s.attrs["kept"] for s in sorts if phase.start <= s.start <= phase.end]
+            for phase in timer.spans
+            if phase.is_phase and phase.name.startswith("msm_")
+        }
+    assert proofs[True] == proofs[False]
+    fresh = {phase: [False] for phase in ("msm_h", "msm_a", "msm_b_g2", "msm_b_g1", "msm_l")}
+    assert kept[False] == fresh
+    assert kept[True] == {**fresh, "msm_b_g1": [True]}

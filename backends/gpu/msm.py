@@ -17,6 +17,8 @@ addition of supraseal-c2's split MSM); zeros contribute no digits at all.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -479,6 +481,73 @@ def counting_sort(
     return SortedDigits(offsets, entries, total, max_count)
 
 
+class SortKey(NamedTuple):
+    """What a pass's sort depends on besides its scalars: their rows, the window bits, signed
+    digits, a window table's layout, and the 0/1 split (whose ones the sort skips)."""
+
+    start: int
+    stop: int
+    c: int
+    signed: bool
+    table: bool
+    split_01: bool
+
+
+class SortShare:
+    """One pass's sorted digits, kept past its MSM for later MSMs over the same scalars (a
+    proof's B·G1 and B·G2 take one handle): those skip their sort. Only for a handle's scalars
+    (nothing writes into them) and bases without points at infinity (whose skips would differ).
+    One sort is kept at a time: it goes when an MSM over other scalars begins, or with its
+    handle."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: tuple[weakref.ref, SortKey, SortedDigits] | None = None
+
+    def _owner_gone(self, ref: weakref.ref) -> None:
+        with self._lock:
+            if self._kept is not None and self._kept[0] is ref:
+                self._kept = None
+
+    def begin(self, owner: object) -> None:
+        """An MSM over ``owner``'s scalars begins: a sort of other scalars is let go before its
+        passes are sized."""
+        with self._lock:
+            if self._kept is not None and self._kept[0]() is not owner:
+                self._kept = None
+
+    def width(self, owner: object, n: int, widths: set[int]) -> int | None:
+        """The window bits of a sort kept for all n of ``owner``'s scalars, when they are among
+        ``widths`` (the widths the groups' size rules pick for n), else None."""
+        kept = self._kept
+        if kept is None or kept[0]() is not owner:
+            return None
+        key = kept[1]
+        whole = key.start == 0 and key.stop == n and not key.table
+        return key.c if whole and key.c in widths else None
+
+    def find(self, owner: object, key: SortKey) -> SortedDigits | None:
+        """The sort kept for ``owner``'s scalars under ``key``, or None."""
+        kept = self._kept
+        if kept is None or kept[0]() is not owner or kept[1] != key:
+            return None
+        return kept[2]
+
+    def keep(self, owner: object, key: SortKey, sorted_: SortedDigits) -> None:
+        """Keep ``sorted_`` for later MSMs over ``owner``'s scalars, in place of any other."""
+        with self._lock:
+            self._kept = (weakref.ref(owner, self._owner_gone), key, sorted_)
+
+
+class SortSlot(NamedTuple):
+    """Where a pass finds or leaves its sort: the share, whose scalars (``owner``), and the
+    pass's :class:`SortKey`."""
+
+    share: SortShare
+    owner: object
+    key: SortKey
+
+
 def pippenger(
     gpu: Gpu,
     group: Group,
@@ -491,17 +560,24 @@ def pippenger(
     wait: Callable[[], None] = lambda: None,
     table: bool = False,
     batch_lanes: int = 0,
+    slot: SortSlot | None = None,
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
     ``wait`` returns once they are uploaded (called after the sort, which needs only scalars).
     With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
     window's digits go into one set of buckets and the one row returned is the whole sum.
-    ``batch_lanes``: see :func:`batch_lanes_for`."""
+    ``batch_lanes``: see :func:`batch_lanes_for`. With a ``slot``, the sort kept there for
+    these scalars is taken instead of sorting, else this pass's sort is kept there."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
-    with gpu.step(timer, "msm_sort", windows=windows):
-        sorted_ = counting_sort(gpu, scalars, skip, c, signed, table)
+    found = None if slot is None else slot.share.find(slot.owner, slot.key)
+    with gpu.step(timer, "msm_sort", windows=windows, kept=found is not None):
+        sorted_ = (
+            found if found is not None else counting_sort(gpu, scalars, skip, c, signed, table)
+        )
+        if slot is not None and found is None and sorted_ is not None:
+            slot.share.keep(slot.owner, slot.key, sorted_)
     if sorted_ is None:
         wait()  # nothing reads the bases, but their upload must end before they are freed
         return None
@@ -717,6 +793,8 @@ def device_sums(
     table: WindowTable | None = None,
     upload_pieces: int = 1,
     batch_lanes: int = 0,
+    share: SortShare | None = None,
+    owner: object = None,
 ) -> list[PassSums]:
     """The device's part of Σ scalarᵢ·baseᵢ, one :class:`PassSums` a pass, downloaded;
     ``scalars`` are (n, 8) uint32 on the device.
@@ -728,28 +806,41 @@ def device_sums(
     bases with a window ``table`` take one pass over it with its window bits (``window_bits``
     is then not used), when that pass fits; else the plain passes over ``bases``. With
     ``batch_lanes`` not 0, passes large enough (:func:`batch_lanes_for`) sum their buckets in
-    affine coordinates with up to that many lanes a thread.
+    affine coordinates with up to that many lanes a thread. With a ``share``, the passes take
+    a sort it keeps for ``owner`` (the scalars' handle, None for other scalars), the kept
+    width where the groups' size rules differ (both tie there: bench/NOTES.md, round 35), or
+    leave theirs there.
     """
     n = scalars.shape[0]
     if n == 0:
         return []
+    if share is not None:
+        share.begin(owner)
+        if owner is not None and window_bits is None:
+            widths = {auto_window_bits(g, n, signed) for g in GROUPS.values()}
+            window_bits = share.width(owner, n, widths)
+
+    def one_pass(
+        bases_chunk: BaseChunk, start: int, stop: int, c: int, tab: WindowTable | None
+    ) -> None:
+        slot = None
+        if share is not None and owner is not None and bases_chunk.skip is None:
+            key = SortKey(start, stop, c, signed, tab is not None, split_01)
+            slot = SortSlot(share, owner, key)
+        piece = scalars[start:stop]
+        args = (c, signed, split_01, timer, tab, batch_lanes, slot)
+        passes.append(_msm_pass(gpu, group, bases_chunk, piece, *args))
+
+    passes: list[PassSums] = []
     if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes):
-        whole = bases(0, n)
-        return [
-            _msm_pass(
-                gpu, group, whole, scalars, table.bits, signed, split_01, timer, table, batch_lanes
-            )
-        ]
+        one_pass(bases(0, n), 0, n, table.bits, table)
+        return passes
     c, chunk = _plan_passes(
         gpu, group, n, window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes
     )
-    passes: list[PassSums] = []
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
-        piece = scalars[start:stop]
-        passes.append(
-            _msm_pass(gpu, group, bases_chunk, piece, c, signed, split_01, timer, None, batch_lanes)
-        )
+        one_pass(bases_chunk, start, stop, c, None)
 
     for_each_chunk(bases, n, chunk, compute)
     return passes
@@ -799,9 +890,10 @@ def _msm_pass(
     timer: Timer,
     table: WindowTable | None = None,
     batch_lanes: int = 0,
+    slot: SortSlot | None = None,
 ) -> PassSums:
     """One pass (a chunk of the bases, or all of them with their window table, whose bits
-    ``c`` then is) on the device; its sums downloaded."""
+    ``c`` then is) on the device, its sort found or left in ``slot``; its sums downloaded."""
     coords, skip, wait = bases_chunk
     n = scalars.shape[0]
     ones = None
@@ -827,5 +919,6 @@ def _msm_pass(
             wait,
             table=table is not None,
             batch_lanes=batch_lanes,
+            slot=slot,
         )
     return PassSums(None if ones is None else ones.get()[0], sums, c, table is not None)
