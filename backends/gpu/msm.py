@@ -807,9 +807,9 @@ def device_sums(
     is then not used), when that pass fits; else the plain passes over ``bases``. With
     ``batch_lanes`` not 0, passes large enough (:func:`batch_lanes_for`) sum their buckets in
     affine coordinates with up to that many lanes a thread. With a ``share``, the passes take
-    a sort it keeps for ``owner`` (the scalars' handle, None for other scalars), the kept
-    width where the groups' size rules differ (both tie there: bench/NOTES.md, round 35), or
-    leave theirs there.
+    a sort it keeps for ``owner`` (the scalars' handle, None for other scalars) and, with auto
+    width where the groups' size rules differ, its width (G1's widths tie there: bench/
+    NOTES.md, round 35); else they leave their sort there.
     """
     n = scalars.shape[0]
     if n == 0:
