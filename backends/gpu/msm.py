@@ -1,24 +1,22 @@
 """Pippenger MSM on the GPU for G1 and G2: the host side of msm/pippenger.cuh.
 
-Scalars go up as canonical words; their digits are counting-sorted by (window, bucket); bucket
-sums come from a balanced first pass (equal runs of sorted entries per thread, msm_sum_affine_*)
-and segmented passes over its partials (msm_sum_xyzz_*, msm_group_sums_*), window sums from
-msm/reduce.cuh's chunked running sums, planes by bit and binary trees; the prefix sums between
-steps are util/scan.cu's. After the sort has told the host how many entries there are, every
-later step is launched without waiting on the device: buffers are sized by bounds, not counts.
-The last few hundred doublings that combine the windows run here, in GMP's integers when gmpy2
-is installed (the GPU extras bring it; about twice as fast as Python's ints at 381 bits): that is
-faster than one GPU thread doing them in sequence, and as host work a step at a time
-(:func:`host_sum`) it can run beside the next MSM's device work. With ``split_01`` the scalars
-equal to 1 skip Pippenger and are summed by the same bucket-sum passes as one group (the batch
-addition of supraseal-c2's split MSM); zeros contribute no digits at all.
+Scalars go up as canonical words; their digits are counting-sorted by (window, bucket) (see
+msm_sort); bucket sums come from a balanced first pass (equal runs of sorted entries per thread,
+msm_sum_affine_*) and segmented passes over its partials (msm_sum_xyzz_*, msm_group_sums_*),
+window sums from msm/reduce.cuh's chunked running sums, planes by bit and binary trees; the
+prefix sums between steps are util/scan.cu's. After the sort has told the host how many entries
+there are, every later step is launched without waiting on the device: buffers are sized by
+bounds, not counts. The last few hundred doublings that combine the windows run here, in GMP's
+integers when gmpy2 is installed (the GPU extras bring it; about twice as fast as Python's ints
+at 381 bits): that is faster than one GPU thread doing them in sequence, and as host work a step
+at a time (:func:`host_sum`) it can run beside the next MSM's device work. With ``split_01`` the
+scalars equal to 1 skip Pippenger and are summed by the same bucket-sum passes as one group (the
+batch addition of supraseal-c2's split MSM); zeros contribute no digits at all.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -26,7 +24,7 @@ import numpy as np
 
 from cuzk_core.curve.g1 import G1_INFINITY, g1_add, g1_double
 from cuzk_core.curve.g2 import G2_INFINITY, g2_add, g2_double
-from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
+from cuzk_core.field.constants import FQ_MODULUS
 from cuzk_core.field.tower import fq2_mul, fq2_sqr
 from cuzk_core.host_work import Steps
 from cuzk_core.layout import limbs_to_ints
@@ -34,14 +32,22 @@ from cuzk_core.timing import Timer
 
 from . import scan
 from .driver import NULL, DeviceArray, Gpu
+from .msm_sort import (
+    SortKey,
+    SortShare,
+    SortSlot,
+    bucket_count,
+    counting_sort,
+    window_count,
+)
+from .msm_sort import kernel as _kernel
+from .msm_sort import u32 as _u32
 
 try:
     from gmpy2 import mpz as _host_int
 except ImportError:  # Python's ints, about half as fast for the windows' combination
     _host_int = int
 
-SCALAR_BITS = FR_MODULUS.bit_length()
-MODULE = "msm/msm.cu"
 MAX_ENTRIES = 1 << 31
 """Digit entries per pass are 32-bit offsets (with a sign bit in the entry): chunk above this."""
 RANGE_WAVES = 1
@@ -56,12 +62,6 @@ windows at 2^24 points, 13·2^19 buckets: chunks of 256, half a wave in G1, took
 8.8; G2 34.0 → 27.8; round 21)."""
 MIN_RANGE = 8
 """Fewest entries a thread of the first bucket-summing pass adds (small MSMs)."""
-SCATTER_L2_SHARE = 8
-"""The scatter's bucket write fronts (a 32-byte sector per bucket) may fill 1/SCATTER_L2_SHARE of
-the L2: it runs over that many windows' buckets at a time, so partly written sectors stay in
-the cache instead of going back to memory half-filled. On the H200 (60 MiB of L2) 8 against
-one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 23.1 → 20.4 with
-17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
 REDUCE_SEGMENT = 8
 """Segment length of the bucket sums' later, latency-bound passes (more passes, each with
 shorter chains), and the most points a group may have left for the last pass's thread."""
@@ -144,16 +144,6 @@ HOST_WORK_MIN_ENTRIES = 1 << 20
 MIN_UPLOAD_PIECE = 1 << 22
 
 
-def window_count(c: int, signed: bool) -> int:
-    """Windows covering a scalar below r (one more bit for the carry of signed digits)."""
-    return -(-(SCALAR_BITS + (1 if signed else 0)) // c)
-
-
-def bucket_count(c: int, signed: bool) -> int:
-    """Buckets per window: digit magnitudes 1 … 2^(c−1) signed, 1 … 2^c − 1 unsigned."""
-    return (1 << (c - 1)) if signed else (1 << c) - 1
-
-
 def auto_window_bits(group: Group, n: int, signed: bool) -> int:
     """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
     reduction's fixed latency dominates and small windows win; then 15 bits below 2^19 points,
@@ -178,20 +168,6 @@ WIDE_WINDOW_POINTS = {"g1": 3 << 22, "g2": 5 << 21}
 """Points a pass needs for WIDE_WINDOW_BITS, by group: at 2^23 16 bits still win by ~3 ms in
 both, at 2^24 20 bits by ~5 in G1 and ~20 in G2 (round 21); the gain grows with the points, as
 the reduction it adds does not, and G2's buckets gain more from fewer entries."""
-
-
-def scatter_windows(l2_bytes: int, per_window: int) -> int:
-    """Windows one scatter launch covers: their buckets' 32-byte write fronts within a share of
-    the L2 (at least one window)."""
-    return max(1, l2_bytes // SCATTER_L2_SHARE // (32 * per_window))
-
-
-def _kernel(gpu: Gpu, name: str) -> Any:
-    return gpu.kernel(MODULE, name)
-
-
-def _u32(value: int) -> np.uint32:
-    return np.uint32(value)
 
 
 def _segmented_sum(
@@ -432,120 +408,6 @@ def _bucket_workspace(
     digits = 4 * entries  # the sort's, a word a window a scalar (freed before the sums)
     xyzz_bytes = xyzz * (partial_bound + 2 * groups)
     return 4 * entries + digits + 12 * groups + xyzz_bytes + batch + (64 << 20)
-
-
-class SortedDigits(NamedTuple):
-    """The nonzero digits of an MSM's scalars sorted by group: (window, bucket), or the bucket
-    alone over a window table."""
-
-    offsets: DeviceArray
-    """Where each group's entries begin (groups + 1 words, the last the total)."""
-    entries: DeviceArray
-    """Each digit's point (its index, or its table row) | its sign in bit 31, by group."""
-    total: int
-    max_count: int
-    """The most entries a group has."""
-
-
-def counting_sort(
-    gpu: Gpu, scalars: DeviceArray, skip: DeviceArray | None, c: int, signed: bool, table: bool
-) -> SortedDigits | None:
-    """The scalars' c-bit digits (signed or not; none for the points ``skip`` marks) counted
-    and scattered into their groups by msm_digits and msm_scatter; None when all are zero."""
-    n = scalars.shape[0]
-    windows, per_window = window_count(c, signed), bucket_count(c, signed)
-    groups = per_window if table else windows * per_window
-    table_rows = _u32(n if table else 0)
-    counts = gpu.zeros((groups,), np.uint32)
-    digits = gpu.empty((windows, n), np.uint32)
-    skip_arg = skip if skip is not None else NULL
-    head = (scalars, skip_arg, _u32(n), _u32(c), _u32(windows), _u32(per_window))
-    gpu.launch(_kernel(gpu, "msm_digits"), n, (*head, np.int32(signed), table_rows, counts, digits))
-    offsets = gpu.empty((groups + 1,), np.uint32)
-    gpu.clear(offsets[:1])
-    scan.inclusive_sum(gpu, counts, offsets[1:])
-    summary = gpu.empty((2,), np.uint32)
-    gpu.copy_into(summary[:1], offsets[-1:])
-    scan.maximum_into(gpu, counts, summary[1:])
-    total, max_count = (int(v) for v in summary.get())
-    if total == 0:
-        return None
-    cursor = gpu.copy(offsets[:-1])
-    entries = gpu.empty((total,), np.uint32)
-    scatter = _kernel(gpu, "msm_scatter")
-    step = windows if table else scatter_windows(gpu.l2_bytes(), per_window)
-    for first in range(0, windows, step):
-        window_range = (_u32(first), _u32(min(windows, first + step)))
-        args = (digits, _u32(n), *window_range, _u32(per_window), table_rows, cursor, entries)
-        gpu.launch(scatter, n, args)
-    return SortedDigits(offsets, entries, total, max_count)
-
-
-class SortKey(NamedTuple):
-    """What a pass's sort depends on besides its scalars: their rows, the window bits, signed
-    digits, a window table's layout, and the 0/1 split (whose ones the sort skips)."""
-
-    start: int
-    stop: int
-    c: int
-    signed: bool
-    table: bool
-    split_01: bool
-
-
-class SortShare:
-    """One pass's sorted digits, kept past its MSM for later MSMs over the same scalars (a
-    proof's B·G1 and B·G2 take one handle): those skip their sort. Only for a handle's scalars
-    (nothing writes into them) and bases without points at infinity (whose skips would differ).
-    One sort is kept at a time: it goes when an MSM over other scalars begins, or with its
-    handle."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._kept: tuple[weakref.ref, SortKey, SortedDigits] | None = None
-
-    def _owner_gone(self, ref: weakref.ref) -> None:
-        with self._lock:
-            if self._kept is not None and self._kept[0] is ref:
-                self._kept = None
-
-    def begin(self, owner: object) -> None:
-        """An MSM over ``owner``'s scalars begins: a sort of other scalars is let go before its
-        passes are sized."""
-        with self._lock:
-            if self._kept is not None and self._kept[0]() is not owner:
-                self._kept = None
-
-    def width(self, owner: object, n: int, widths: set[int]) -> int | None:
-        """The window bits of a sort kept for all n of ``owner``'s scalars, when they are among
-        ``widths`` (the widths the groups' size rules pick for n), else None."""
-        kept = self._kept
-        if kept is None or kept[0]() is not owner:
-            return None
-        key = kept[1]
-        whole = key.start == 0 and key.stop == n and not key.table
-        return key.c if whole and key.c in widths else None
-
-    def find(self, owner: object, key: SortKey) -> SortedDigits | None:
-        """The sort kept for ``owner``'s scalars under ``key``, or None."""
-        kept = self._kept
-        if kept is None or kept[0]() is not owner or kept[1] != key:
-            return None
-        return kept[2]
-
-    def keep(self, owner: object, key: SortKey, sorted_: SortedDigits) -> None:
-        """Keep ``sorted_`` for later MSMs over ``owner``'s scalars, in place of any other."""
-        with self._lock:
-            self._kept = (weakref.ref(owner, self._owner_gone), key, sorted_)
-
-
-class SortSlot(NamedTuple):
-    """Where a pass finds or leaves its sort: the share, whose scalars (``owner``), and the
-    pass's :class:`SortKey`."""
-
-    share: SortShare
-    owner: object
-    key: SortKey
 
 
 def pippenger(

@@ -27,7 +27,7 @@ from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 from cuzk_core.witness.evaluate import check_witness_arguments
 from cuzk_core.witness.program import WitnessProgram
 
-from . import field, fixed_base, msm, ntt, poseidon, snarkjs_points
+from . import field, fixed_base, msm, msm_sort, ntt, poseidon, snarkjs_points
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
 from .memory import DeviceBases, DeviceScalars, HostBases, Memory, group_of, key_budget
@@ -51,7 +51,7 @@ class GpuPlugin:
     def __init__(self, adapter: Adapter) -> None:
         self.gpu = Gpu(adapter)
         self.memory = Memory(self.gpu)
-        self.sorts = msm.SortShare()
+        self.sorts = msm_sort.SortShare()
 
     @contextlib.contextmanager
     def _device(self, ctx: BackendContext, what: str, ready: bool = True) -> Iterator[None]:
