@@ -655,7 +655,7 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
     share.keep(owner, msm_sort.SortKey(0, n, 20, True, False, True), kept)
 
     def bases(skip):
-        return lambda start, stop: msm.BaseChunk(np.zeros((stop - start, 24)), skip, lambda: None)
+        return lambda start, stop: msm.BaseChunk(rows[start:stop], skip, lambda: None)
 
     def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes, slot):
         found = None if slot is None else slot.share.find(slot.owner, slot.key)
@@ -664,7 +664,8 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
 
     monkeypatch.setattr(msm, "_plan_passes", lambda gpu, group, count, bits, *rest: (bits, count))
     monkeypatch.setattr(msm, "_msm_pass", one_pass)
-    scalars = np.zeros((n, 8), np.uint32)
+    rows = np.broadcast_to(np.uint32(0), (n, 24))  # the shapes of n points and scalars, no memory
+    scalars = np.broadcast_to(np.uint32(0), (n, 8))
     run = functools.partial(msm.device_sums, None, msm.G1)
     assert msm.auto_window_bits(msm.G1, n, True) == 16
     assert msm.auto_window_bits(msm.G2, n, True) == 20
