@@ -188,6 +188,13 @@ class MsmSettings:
     batch_lanes_g2: int = attrs.field(
         default=0, metadata=knob(_BATCH_LANES_DOC.format(group="G2"), low=0, high=4096)
     )
+    share_sorts: bool = attrs.field(
+        default=False,
+        metadata=knob(
+            "keep an MSM's sorted digits for the next MSMs over the same scalars (a proof's B·G1"
+            " and B·G2), which skip their sort"
+        ),
+    )
     b_g2_on: str = attrs.field(
         default=B_G2_ON_DEVICE,
         metadata=knob(

@@ -4,6 +4,7 @@ clearly, map CUDA failures to one-line errors; and the shared driver's device ar
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import random
 import threading
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
-from cuzk_backend_gpu import memory, msm, ntt, staging
+from cuzk_backend_gpu import memory, msm, msm_sort, ntt, staging
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
@@ -217,9 +218,9 @@ def test_ntt_plans_cover_every_stage_within_a_block(log_n):
 @pytest.mark.parametrize("l2_mib", [2, 6, 50, 60])
 def test_scatter_launches_keep_their_write_fronts_within_the_l2_share(c, l2_mib):
     per_window = msm.bucket_count(c, True)
-    step = msm.scatter_windows(l2_mib << 20, per_window)
+    step = msm_sort.scatter_windows(l2_mib << 20, per_window)
     assert step >= 1
-    assert step == 1 or step * per_window * 32 <= (l2_mib << 20) // msm.SCATTER_L2_SHARE
+    assert step == 1 or step * per_window * 32 <= (l2_mib << 20) // msm_sort.SCATTER_L2_SHARE
 
 
 @pytest.mark.parametrize("nbytes", [0, 1, staging.COPY_SLICE, 3 * staging.COPY_SLICE + 17])
@@ -628,7 +629,7 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
     def bases(start: int, stop: int) -> msm.BaseChunk:
         return msm.BaseChunk(rows[start:stop], None, lambda: None)
 
-    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes):
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes, slot):
         seen.append((table is None, len(chunk.coords), c))
         return msm.PassSums(None, None, c, table is not None)
 
@@ -642,6 +643,48 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
     monkeypatch.setattr(msm, "_table_fits", lambda *args: True)
     msm.device_sums(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
     assert seen[1] == (False, n, 20)  # a pass that fits takes the table and its bits
+
+
+def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
+    """With a sort share, an MSM over the scalars whose sort is kept takes the kept width where
+    the groups' size rules differ (G1 16 bits, G2 20 at 11 M points) and asks its pass for that
+    sort; bases with points at infinity, other scalars, a set width and no owner do not."""
+    n, seen = 11_000_000, []
+    share, owner = msm_sort.SortShare(), _Handle()
+    kept = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
+    share.keep(owner, msm_sort.SortKey(0, n, 20, True, False, True), kept)
+
+    def bases(skip):
+        return lambda start, stop: msm.BaseChunk(rows[start:stop], skip, lambda: None)
+
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes, slot):
+        found = None if slot is None else slot.share.find(slot.owner, slot.key)
+        seen.append((c, found is kept))
+        return msm.PassSums(None, None, c, False)
+
+    monkeypatch.setattr(msm, "_plan_passes", lambda gpu, group, count, bits, *rest: (bits, count))
+    monkeypatch.setattr(msm, "_msm_pass", one_pass)
+    rows = np.broadcast_to(np.uint32(0), (n, 24))  # the shapes of n points and scalars, no memory
+    scalars = np.broadcast_to(np.uint32(0), (n, 8))
+    run = functools.partial(msm.device_sums, None, msm.G1)
+    assert msm.auto_window_bits(msm.G1, n, True) == 16
+    assert msm.auto_window_bits(msm.G2, n, True) == 20
+    run(bases(None), False, scalars, None, True, True, Timer(0), share=share, owner=owner)
+    run(
+        bases(np.zeros(n, np.uint8)),
+        False,
+        scalars,
+        None,
+        True,
+        True,
+        Timer(0),
+        share=share,
+        owner=owner,
+    )
+    run(bases(None), False, scalars, 16, True, True, Timer(0), share=share, owner=owner)
+    run(bases(None), False, scalars, 20, True, True, Timer(0), share=share, owner=None)
+    run(bases(None), False, scalars, 20, True, True, Timer(0), share=share, owner=owner)
+    assert seen == [(20, True), (20, False), (16, False), (20, False), (20, False)]
 
 
 def test_window_tables_hold_at_most_the_kernels_windows():
@@ -1023,7 +1066,7 @@ def _digit_groups(
     ],
 )
 def test_the_counting_sort_groups_every_digit_as_python_does(name, case, c, signed, table):
-    """msm.counting_sort's offsets, largest group and entries (each group's as a multiset: the
+    """msm_sort.counting_sort's offsets, largest group and entries (each group's as a multiset: the
     order inside a group is the atomics') against Python's digits: random scalars, the edges
     (0, 1, r − 1, 2^c − 1, powers of two), one value repeated (every digit of a window in one
     bucket), all zeros (no entries), with skipped points, and over a table."""
@@ -1049,7 +1092,7 @@ def test_the_counting_sort_groups_every_digit_as_python_does(name, case, c, sign
     flags[sorted(skip)] = 1
     with gpu.scope():
         scalars = gpu.to_device(ints_to_limbs(values).view(np.uint32).reshape(n, 8))
-        got = msm.counting_sort(gpu, scalars, gpu.to_device(flags), c, signed, table)
+        got = msm_sort.counting_sort(gpu, scalars, gpu.to_device(flags), c, signed, table)
         if sum(counts) == 0:
             assert got is None
             return
@@ -1059,3 +1102,77 @@ def test_the_counting_sort_groups_every_digit_as_python_does(name, case, c, sign
     assert offsets.tolist() == [0, *itertools.accumulate(counts)]
     for g, want in enumerate(groups):
         assert sorted(entries[offsets[g] : offsets[g + 1]].tolist()) == sorted(want), g
+
+
+class _Handle:
+    """A stand-in owner for msm_sort.SortShare: any object a weak reference can follow."""
+
+
+def test_a_kept_sort_serves_only_its_scalars_key_and_width():
+    """msm_sort.SortShare gives a kept sort back only for the same scalars' owner and key, offers
+    its width only for all n rows, no table, and a width the caller allows; an MSM over other
+    scalars drops it, and so does its owner's end, but not a newer owner's sort."""
+    share = msm_sort.SortShare()
+    a, b = _Handle(), _Handle()
+    key = msm_sort.SortKey(0, 1000, 20, True, False, True)
+    sort = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
+    assert share.find(a, key) is None and share.width(a, 1000, {16, 20}) is None
+    share.keep(a, key, sort)
+    assert share.find(a, key) is sort
+    assert share.find(b, key) is None
+    assert share.find(a, key._replace(c=16)) is None
+    assert share.find(a, key._replace(split_01=False)) is None
+    assert share.width(a, 1000, {16, 20}) == 20
+    assert share.width(a, 1000, {16}) is None  # a width neither group's rule picks
+    assert share.width(a, 2000, {16, 20}) is None  # the kept sort covers other rows
+    assert share.width(b, 1000, {16, 20}) is None
+    share.begin(a)
+    assert share.find(a, key) is sort
+    share.begin(b)
+    assert share.find(a, key) is None
+    share.keep(a, key._replace(table=True), sort)
+    assert share.width(a, 1000, {16, 20}) is None  # a table's width is the table's
+    share.keep(b, key, sort)
+    del a  # a's weak reference ends: b's sort, kept after it, stays
+    assert share.find(b, key) is sort
+    del b
+    assert share.find(_Handle(), key) is None and share._kept is None
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_b_g1_takes_b_g2s_sort_and_proves_the_same_bytes(name):
+    """With ``msm.share_sorts`` a proof's B·G1 takes the sort B·G2 kept for their common
+    scalars (its msm_sort span says so; no other MSM's does), and the proof's bytes are those
+    of a proof with every sort done fresh, which verifies."""
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.groth16.prover import prove
+    from cuzk_core.groth16.setup import generate_parameters
+    from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+    from cuzk_core.groth16.verifier import verify_proof
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    plugins = load_plugins()
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
+    circuit = PorepLite(challenges=3, depth=3)
+    key = generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=7)
+    proofs, kept = {}, {}
+    for share in (False, True):
+        timer = Timer(level=0)
+        changes = {"backend": name, "msm.share_sorts": share}
+        backend = plugins.backend(load_profile("h200", changes), timer)
+        result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=3)
+        assert verify_proof(key.vk, result.proof, result.public_inputs) == (True, "")
+        proofs[share] = result.proof.to_bytes()
+        sorts = [s for s in timer.spans if s.name == "msm_sort"]
+        kept[share] = {
+            phase.name: [s.attrs["kept"] for s in sorts if phase.start <= s.start <= phase.end]
+            for phase in timer.spans
+            if phase.is_phase and phase.name.startswith("msm_")
+        }
+    assert proofs[True] == proofs[False]
+    fresh = {phase: [False] for phase in ("msm_h", "msm_a", "msm_b_g2", "msm_b_g1", "msm_l")}
+    assert kept[False] == fresh
+    assert kept[True] == {**fresh, "msm_b_g1": [True]}

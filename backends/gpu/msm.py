@@ -1,17 +1,17 @@
 """Pippenger MSM on the GPU for G1 and G2: the host side of msm/pippenger.cuh.
 
-Scalars go up as canonical words; their digits are counting-sorted by (window, bucket); bucket
-sums come from a balanced first pass (equal runs of sorted entries per thread, msm_sum_affine_*)
-and segmented passes over its partials (msm_sum_xyzz_*, msm_group_sums_*), window sums from
-msm/reduce.cuh's chunked running sums, planes by bit and binary trees; the prefix sums between
-steps are util/scan.cu's. After the sort has told the host how many entries there are, every
-later step is launched without waiting on the device: buffers are sized by bounds, not counts.
-The last few hundred doublings that combine the windows run here, in GMP's integers when gmpy2
-is installed (the GPU extras bring it; about twice as fast as Python's ints at 381 bits): that is
-faster than one GPU thread doing them in sequence, and as host work a step at a time
-(:func:`host_sum`) it can run beside the next MSM's device work. With ``split_01`` the scalars
-equal to 1 skip Pippenger and are summed by the same bucket-sum passes as one group (the batch
-addition of supraseal-c2's split MSM); zeros contribute no digits at all.
+Scalars go up as canonical words; their digits are counting-sorted by (window, bucket) (see
+msm_sort); bucket sums come from a balanced first pass (equal runs of sorted entries per thread,
+msm_sum_affine_*) and segmented passes over its partials (msm_sum_xyzz_*, msm_group_sums_*),
+window sums from msm/reduce.cuh's chunked running sums, planes by bit and binary trees; the
+prefix sums between steps are util/scan.cu's. After the sort has told the host how many entries
+there are, every later step is launched without waiting on the device: buffers are sized by
+bounds, not counts. The last few hundred doublings that combine the windows run here, in GMP's
+integers when gmpy2 is installed (the GPU extras bring it; about twice as fast as Python's ints
+at 381 bits): that is faster than one GPU thread doing them in sequence, and as host work a step
+at a time (:func:`host_sum`) it can run beside the next MSM's device work. With ``split_01`` the
+scalars equal to 1 skip Pippenger and are summed by the same bucket-sum passes as one group (the
+batch addition of supraseal-c2's split MSM); zeros contribute no digits at all.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 from cuzk_core.curve.g1 import G1_INFINITY, g1_add, g1_double
 from cuzk_core.curve.g2 import G2_INFINITY, g2_add, g2_double
-from cuzk_core.field.constants import FQ_MODULUS, FR_MODULUS
+from cuzk_core.field.constants import FQ_MODULUS
 from cuzk_core.field.tower import fq2_mul, fq2_sqr
 from cuzk_core.host_work import Steps
 from cuzk_core.layout import limbs_to_ints
@@ -32,14 +32,22 @@ from cuzk_core.timing import Timer
 
 from . import scan
 from .driver import NULL, DeviceArray, Gpu
+from .msm_sort import (
+    SortKey,
+    SortShare,
+    SortSlot,
+    bucket_count,
+    counting_sort,
+    window_count,
+)
+from .msm_sort import kernel as _kernel
+from .msm_sort import u32 as _u32
 
 try:
     from gmpy2 import mpz as _host_int
 except ImportError:  # Python's ints, about half as fast for the windows' combination
     _host_int = int
 
-SCALAR_BITS = FR_MODULUS.bit_length()
-MODULE = "msm/msm.cu"
 MAX_ENTRIES = 1 << 31
 """Digit entries per pass are 32-bit offsets (with a sign bit in the entry): chunk above this."""
 RANGE_WAVES = 1
@@ -54,12 +62,6 @@ windows at 2^24 points, 13·2^19 buckets: chunks of 256, half a wave in G1, took
 8.8; G2 34.0 → 27.8; round 21)."""
 MIN_RANGE = 8
 """Fewest entries a thread of the first bucket-summing pass adds (small MSMs)."""
-SCATTER_L2_SHARE = 8
-"""The scatter's bucket write fronts (a 32-byte sector per bucket) may fill 1/SCATTER_L2_SHARE of
-the L2: it runs over that many windows' buckets at a time, so partly written sectors stay in
-the cache instead of going back to memory half-filled. On the H200 (60 MiB of L2) 8 against
-one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 23.1 → 20.4 with
-17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
 REDUCE_SEGMENT = 8
 """Segment length of the bucket sums' later, latency-bound passes (more passes, each with
 shorter chains), and the most points a group may have left for the last pass's thread."""
@@ -142,16 +144,6 @@ HOST_WORK_MIN_ENTRIES = 1 << 20
 MIN_UPLOAD_PIECE = 1 << 22
 
 
-def window_count(c: int, signed: bool) -> int:
-    """Windows covering a scalar below r (one more bit for the carry of signed digits)."""
-    return -(-(SCALAR_BITS + (1 if signed else 0)) // c)
-
-
-def bucket_count(c: int, signed: bool) -> int:
-    """Buckets per window: digit magnitudes 1 … 2^(c−1) signed, 1 … 2^c − 1 unsigned."""
-    return (1 << (c - 1)) if signed else (1 << c) - 1
-
-
 def auto_window_bits(group: Group, n: int, signed: bool) -> int:
     """Window bits by size, from the H200 sweeps (bench/NOTES.md): below 2^14 points the bucket
     reduction's fixed latency dominates and small windows win; then 15 bits below 2^19 points,
@@ -176,20 +168,6 @@ WIDE_WINDOW_POINTS = {"g1": 3 << 22, "g2": 5 << 21}
 """Points a pass needs for WIDE_WINDOW_BITS, by group: at 2^23 16 bits still win by ~3 ms in
 both, at 2^24 20 bits by ~5 in G1 and ~20 in G2 (round 21); the gain grows with the points, as
 the reduction it adds does not, and G2's buckets gain more from fewer entries."""
-
-
-def scatter_windows(l2_bytes: int, per_window: int) -> int:
-    """Windows one scatter launch covers: their buckets' 32-byte write fronts within a share of
-    the L2 (at least one window)."""
-    return max(1, l2_bytes // SCATTER_L2_SHARE // (32 * per_window))
-
-
-def _kernel(gpu: Gpu, name: str) -> Any:
-    return gpu.kernel(MODULE, name)
-
-
-def _u32(value: int) -> np.uint32:
-    return np.uint32(value)
 
 
 def _segmented_sum(
@@ -432,53 +410,6 @@ def _bucket_workspace(
     return 4 * entries + digits + 12 * groups + xyzz_bytes + batch + (64 << 20)
 
 
-class SortedDigits(NamedTuple):
-    """The nonzero digits of an MSM's scalars sorted by group: (window, bucket), or the bucket
-    alone over a window table."""
-
-    offsets: DeviceArray
-    """Where each group's entries begin (groups + 1 words, the last the total)."""
-    entries: DeviceArray
-    """Each digit's point (its index, or its table row) | its sign in bit 31, by group."""
-    total: int
-    max_count: int
-    """The most entries a group has."""
-
-
-def counting_sort(
-    gpu: Gpu, scalars: DeviceArray, skip: DeviceArray | None, c: int, signed: bool, table: bool
-) -> SortedDigits | None:
-    """The scalars' c-bit digits (signed or not; none for the points ``skip`` marks) counted
-    and scattered into their groups by msm_digits and msm_scatter; None when all are zero."""
-    n = scalars.shape[0]
-    windows, per_window = window_count(c, signed), bucket_count(c, signed)
-    groups = per_window if table else windows * per_window
-    table_rows = _u32(n if table else 0)
-    counts = gpu.zeros((groups,), np.uint32)
-    digits = gpu.empty((windows, n), np.uint32)
-    skip_arg = skip if skip is not None else NULL
-    head = (scalars, skip_arg, _u32(n), _u32(c), _u32(windows), _u32(per_window))
-    gpu.launch(_kernel(gpu, "msm_digits"), n, (*head, np.int32(signed), table_rows, counts, digits))
-    offsets = gpu.empty((groups + 1,), np.uint32)
-    gpu.clear(offsets[:1])
-    scan.inclusive_sum(gpu, counts, offsets[1:])
-    summary = gpu.empty((2,), np.uint32)
-    gpu.copy_into(summary[:1], offsets[-1:])
-    scan.maximum_into(gpu, counts, summary[1:])
-    total, max_count = (int(v) for v in summary.get())
-    if total == 0:
-        return None
-    cursor = gpu.copy(offsets[:-1])
-    entries = gpu.empty((total,), np.uint32)
-    scatter = _kernel(gpu, "msm_scatter")
-    step = windows if table else scatter_windows(gpu.l2_bytes(), per_window)
-    for first in range(0, windows, step):
-        window_range = (_u32(first), _u32(min(windows, first + step)))
-        args = (digits, _u32(n), *window_range, _u32(per_window), table_rows, cursor, entries)
-        gpu.launch(scatter, n, args)
-    return SortedDigits(offsets, entries, total, max_count)
-
-
 def pippenger(
     gpu: Gpu,
     group: Group,
@@ -491,17 +422,24 @@ def pippenger(
     wait: Callable[[], None] = lambda: None,
     table: bool = False,
     batch_lanes: int = 0,
+    slot: SortSlot | None = None,
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
     ``wait`` returns once they are uploaded (called after the sort, which needs only scalars).
     With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
     window's digits go into one set of buckets and the one row returned is the whole sum.
-    ``batch_lanes``: see :func:`batch_lanes_for`."""
+    ``batch_lanes``: see :func:`batch_lanes_for`. With a ``slot``, the sort kept there for
+    these scalars is taken instead of sorting, else this pass's sort is kept there."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
-    with gpu.step(timer, "msm_sort", windows=windows):
-        sorted_ = counting_sort(gpu, scalars, skip, c, signed, table)
+    found = None if slot is None else slot.share.find(slot.owner, slot.key)
+    with gpu.step(timer, "msm_sort", windows=windows, kept=found is not None):
+        sorted_ = (
+            found if found is not None else counting_sort(gpu, scalars, skip, c, signed, table)
+        )
+        if slot is not None and found is None and sorted_ is not None:
+            slot.share.keep(slot.owner, slot.key, sorted_)
     if sorted_ is None:
         wait()  # nothing reads the bases, but their upload must end before they are freed
         return None
@@ -717,6 +655,8 @@ def device_sums(
     table: WindowTable | None = None,
     upload_pieces: int = 1,
     batch_lanes: int = 0,
+    share: SortShare | None = None,
+    owner: object = None,
 ) -> list[PassSums]:
     """The device's part of Σ scalarᵢ·baseᵢ, one :class:`PassSums` a pass, downloaded;
     ``scalars`` are (n, 8) uint32 on the device.
@@ -728,28 +668,41 @@ def device_sums(
     bases with a window ``table`` take one pass over it with its window bits (``window_bits``
     is then not used), when that pass fits; else the plain passes over ``bases``. With
     ``batch_lanes`` not 0, passes large enough (:func:`batch_lanes_for`) sum their buckets in
-    affine coordinates with up to that many lanes a thread.
+    affine coordinates with up to that many lanes a thread. With a ``share``, the passes take
+    a sort it keeps for ``owner`` (the scalars' handle, None for other scalars) and, with auto
+    width where the groups' size rules differ, its width (G1's widths tie there: bench/
+    NOTES.md, round 35); else they leave their sort there.
     """
     n = scalars.shape[0]
     if n == 0:
         return []
+    if share is not None:
+        share.begin(owner)
+        if owner is not None and window_bits is None:
+            widths = {auto_window_bits(g, n, signed) for g in GROUPS.values()}
+            window_bits = share.width(owner, n, widths)
+
+    def one_pass(
+        bases_chunk: BaseChunk, start: int, stop: int, c: int, tab: WindowTable | None
+    ) -> None:
+        slot = None
+        if share is not None and owner is not None and bases_chunk.skip is None:
+            key = SortKey(start, stop, c, signed, tab is not None, split_01)
+            slot = SortSlot(share, owner, key)
+        piece = scalars[start:stop]
+        args = (c, signed, split_01, timer, tab, batch_lanes, slot)
+        passes.append(_msm_pass(gpu, group, bases_chunk, piece, *args))
+
+    passes: list[PassSums] = []
     if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes):
-        whole = bases(0, n)
-        return [
-            _msm_pass(
-                gpu, group, whole, scalars, table.bits, signed, split_01, timer, table, batch_lanes
-            )
-        ]
+        one_pass(bases(0, n), 0, n, table.bits, table)
+        return passes
     c, chunk = _plan_passes(
         gpu, group, n, window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes
     )
-    passes: list[PassSums] = []
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
-        piece = scalars[start:stop]
-        passes.append(
-            _msm_pass(gpu, group, bases_chunk, piece, c, signed, split_01, timer, None, batch_lanes)
-        )
+        one_pass(bases_chunk, start, stop, c, None)
 
     for_each_chunk(bases, n, chunk, compute)
     return passes
@@ -799,9 +752,10 @@ def _msm_pass(
     timer: Timer,
     table: WindowTable | None = None,
     batch_lanes: int = 0,
+    slot: SortSlot | None = None,
 ) -> PassSums:
     """One pass (a chunk of the bases, or all of them with their window table, whose bits
-    ``c`` then is) on the device; its sums downloaded."""
+    ``c`` then is) on the device, its sort found or left in ``slot``; its sums downloaded."""
     coords, skip, wait = bases_chunk
     n = scalars.shape[0]
     ones = None
@@ -827,5 +781,6 @@ def _msm_pass(
             wait,
             table=table is not None,
             batch_lanes=batch_lanes,
+            slot=slot,
         )
     return PassSums(None if ones is None else ones.get()[0], sums, c, table is not None)

@@ -27,7 +27,7 @@ from cuzk_core.r1cs import ConstraintSystem, R1CSMatrices
 from cuzk_core.witness.evaluate import check_witness_arguments
 from cuzk_core.witness.program import WitnessProgram
 
-from . import field, fixed_base, msm, ntt, poseidon, snarkjs_points
+from . import field, fixed_base, msm, msm_sort, ntt, poseidon, snarkjs_points
 from .adapter import Adapter
 from .driver import DeviceArray, EventClock, Gpu
 from .memory import DeviceBases, DeviceScalars, HostBases, Memory, group_of, key_budget
@@ -51,6 +51,7 @@ class GpuPlugin:
     def __init__(self, adapter: Adapter) -> None:
         self.gpu = Gpu(adapter)
         self.memory = Memory(self.gpu)
+        self.sorts = msm_sort.SortShare()
 
     @contextlib.contextmanager
     def _device(self, ctx: BackendContext, what: str, ready: bool = True) -> Iterator[None]:
@@ -436,6 +437,8 @@ class GpuPlugin:
                 # Without page-locked memory the copies are synchronous: pieces would hide none.
                 settings.upload_pieces if ctx.profile.memory.pinning is not Pinning.NONE else 1,
                 settings.batch_lanes_g1 if group == "g1" else settings.batch_lanes_g2,
+                self.sorts if settings.share_sorts else None,
+                scalars if isinstance(scalars, DeviceScalars) else None,
             )
         return msm.host_sum(msm.GROUPS[group], passes, ctx.timer)
 

@@ -252,7 +252,10 @@ def prove(
             # windows' combination) then runs beside the next MSM's device work. So Σl goes
             # last, after B·G2 on this backend: the last MSM's host work has no device work
             # left beside it, and Σl's is G1's (~1 ms at 2^20, B·G2's ~3) with no blinding
-            # term after it (s·A and r·B₁ run beside B·G2 and Σl).
+            # term after it (s·A runs beside the B MSMs and Σl, r·B₁ beside Σl). B·G2 goes
+            # before B·G1: the two take the same scalars, and a backend that keeps a sort for
+            # later MSMs over them (msm.share_sorts) gives B·G1 B·G2's sort and width, which
+            # ties in G1 where the groups' size rules differ (bench/NOTES.md, round 35).
             results: dict[str, Pending[G1Affines]] = {}
             b_g2_sum: Pending[G2Affines] | None = None
             for name, scalars, then in (
@@ -261,7 +264,7 @@ def prove(
                 ("b_g1", lambda: query_scalars.result()[1], assembly.sum_b_g1),
                 ("l", lambda: witness[num_inputs:], None),
             ):
-                if name == "l" and b_g2_future is None:
+                if name == "b_g1" and b_g2_future is None:
                     b_g2_sum = msm_b_g2()
                     progress.step("msm_b_g2")
                 with phase(f"msm_{name}"):

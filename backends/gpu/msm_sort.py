@@ -1,0 +1,166 @@
+"""The counting sort of a GPU MSM's digits, the host side of msm/msm.cu's msm_digits and
+msm_scatter: every scalar's base-2^c digits (signed or not) become entries (point | sign) grouped
+by (window, bucket), or by bucket alone over a window table, with each group's offset. A sort
+can be kept for the next MSMs over the same scalars (:class:`SortShare`)."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from cuzk_core.field.constants import FR_MODULUS
+
+from . import scan
+from .driver import NULL, DeviceArray, Gpu
+
+SCALAR_BITS = FR_MODULUS.bit_length()
+MODULE = "msm/msm.cu"
+SCATTER_L2_SHARE = 8
+"""The scatter's bucket write fronts (a 32-byte sector per bucket) may fill 1/SCATTER_L2_SHARE of
+the L2: it runs over that many windows' buckets at a time, so partly written sectors stay in
+the cache instead of going back to memory half-filled. On the H200 (60 MiB of L2) 8 against
+one launch for all windows: sort 14.0 → 10.8 ms at 2^24 with 16-bit windows, 23.1 → 20.4 with
+17, 22.5 → 16.5 with 18; shares 1 and 4 tie (bench/NOTES.md, round 9)."""
+
+
+def window_count(c: int, signed: bool) -> int:
+    """Windows covering a scalar below r (one more bit for the carry of signed digits)."""
+    return -(-(SCALAR_BITS + (1 if signed else 0)) // c)
+
+
+def bucket_count(c: int, signed: bool) -> int:
+    """Buckets per window: digit magnitudes 1 … 2^(c−1) signed, 1 … 2^c − 1 unsigned."""
+    return (1 << (c - 1)) if signed else (1 << c) - 1
+
+
+def scatter_windows(l2_bytes: int, per_window: int) -> int:
+    """Windows one scatter launch covers: their buckets' 32-byte write fronts within a share of
+    the L2 (at least one window)."""
+    return max(1, l2_bytes // SCATTER_L2_SHARE // (32 * per_window))
+
+
+def kernel(gpu: Gpu, name: str) -> Any:
+    """A kernel of msm/msm.cu."""
+    return gpu.kernel(MODULE, name)
+
+
+def u32(value: int) -> np.uint32:
+    """A kernel's 32-bit unsigned argument."""
+    return np.uint32(value)
+
+
+class SortedDigits(NamedTuple):
+    """The nonzero digits of an MSM's scalars sorted by group: (window, bucket), or the bucket
+    alone over a window table."""
+
+    offsets: DeviceArray
+    """Where each group's entries begin (groups + 1 words, the last the total)."""
+    entries: DeviceArray
+    """Each digit's point (its index, or its table row) | its sign in bit 31, by group."""
+    total: int
+    max_count: int
+    """The most entries a group has."""
+
+
+def counting_sort(
+    gpu: Gpu, scalars: DeviceArray, skip: DeviceArray | None, c: int, signed: bool, table: bool
+) -> SortedDigits | None:
+    """The scalars' c-bit digits (signed or not; none for the points ``skip`` marks) counted
+    and scattered into their groups by msm_digits and msm_scatter; None when all are zero."""
+    n = scalars.shape[0]
+    windows, per_window = window_count(c, signed), bucket_count(c, signed)
+    groups = per_window if table else windows * per_window
+    table_rows = u32(n if table else 0)
+    counts = gpu.zeros((groups,), np.uint32)
+    digits = gpu.empty((windows, n), np.uint32)
+    skip_arg = skip if skip is not None else NULL
+    head = (scalars, skip_arg, u32(n), u32(c), u32(windows), u32(per_window))
+    gpu.launch(kernel(gpu, "msm_digits"), n, (*head, np.int32(signed), table_rows, counts, digits))
+    offsets = gpu.empty((groups + 1,), np.uint32)
+    gpu.clear(offsets[:1])
+    scan.inclusive_sum(gpu, counts, offsets[1:])
+    summary = gpu.empty((2,), np.uint32)
+    gpu.copy_into(summary[:1], offsets[-1:])
+    scan.maximum_into(gpu, counts, summary[1:])
+    total, max_count = (int(v) for v in summary.get())
+    if total == 0:
+        return None
+    cursor = gpu.copy(offsets[:-1])
+    entries = gpu.empty((total,), np.uint32)
+    scatter = kernel(gpu, "msm_scatter")
+    step = windows if table else scatter_windows(gpu.l2_bytes(), per_window)
+    for first in range(0, windows, step):
+        window_range = (u32(first), u32(min(windows, first + step)))
+        args = (digits, u32(n), *window_range, u32(per_window), table_rows, cursor, entries)
+        gpu.launch(scatter, n, args)
+    return SortedDigits(offsets, entries, total, max_count)
+
+
+class SortKey(NamedTuple):
+    """What a pass's sort depends on besides its scalars: their rows, the window bits, signed
+    digits, a window table's layout, and the 0/1 split (whose ones the sort skips)."""
+
+    start: int
+    stop: int
+    c: int
+    signed: bool
+    table: bool
+    split_01: bool
+
+
+class SortShare:
+    """One pass's sorted digits, kept past its MSM for later MSMs over the same scalars (a
+    proof's B·G1 and B·G2 take one handle): those skip their sort. Only for a handle's scalars
+    (nothing writes into them) and bases without points at infinity (whose skips would differ).
+    One sort is kept at a time: it goes when an MSM over other scalars begins, or with its
+    handle."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: tuple[weakref.ref, SortKey, SortedDigits] | None = None
+
+    def _owner_gone(self, ref: weakref.ref) -> None:
+        with self._lock:
+            if self._kept is not None and self._kept[0] is ref:
+                self._kept = None
+
+    def begin(self, owner: object) -> None:
+        """An MSM over ``owner``'s scalars begins: a sort of other scalars is let go before its
+        passes are sized."""
+        with self._lock:
+            if self._kept is not None and self._kept[0]() is not owner:
+                self._kept = None
+
+    def width(self, owner: object, n: int, widths: set[int]) -> int | None:
+        """The window bits of a sort kept for all n of ``owner``'s scalars, when they are among
+        ``widths`` (the widths the groups' size rules pick for n), else None."""
+        kept = self._kept
+        if kept is None or kept[0]() is not owner:
+            return None
+        key = kept[1]
+        whole = key.start == 0 and key.stop == n and not key.table
+        return key.c if whole and key.c in widths else None
+
+    def find(self, owner: object, key: SortKey) -> SortedDigits | None:
+        """The sort kept for ``owner``'s scalars under ``key``, or None."""
+        kept = self._kept
+        if kept is None or kept[0]() is not owner or kept[1] != key:
+            return None
+        return kept[2]
+
+    def keep(self, owner: object, key: SortKey, sorted_: SortedDigits) -> None:
+        """Keep ``sorted_`` for later MSMs over ``owner``'s scalars, in place of any other."""
+        with self._lock:
+            self._kept = (weakref.ref(owner, self._owner_gone), key, sorted_)
+
+
+class SortSlot(NamedTuple):
+    """Where a pass finds or leaves its sort: the share, whose scalars (``owner``), and the
+    pass's :class:`SortKey`."""
+
+    share: SortShare
+    owner: object
+    key: SortKey
