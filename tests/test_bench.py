@@ -311,6 +311,18 @@ def test_results_round_trip_and_validate(tmp_path):
     assert back["variants"][0]["profile"]["digest"] == load_profile("cpu").digest()
 
 
+def test_a_tree_outside_git_records_the_commit_cuzk_commit_names(tmp_path, monkeypatch):
+    """A tree copied to a GPU machine has no .git: CUZK_COMMIT names the commit measured, marked
+    as named rather than checked; without it the commit is unknown (None)."""
+    from cuzk_core.bench import environment
+
+    monkeypatch.setattr(environment, "_REPO", tmp_path)
+    monkeypatch.delenv("CUZK_COMMIT", raising=False)
+    assert environment.git_commit() is None
+    monkeypatch.setenv("CUZK_COMMIT", "94b4e91 ")
+    assert environment.git_commit() == {"id": "94b4e91", "dirty": None, "from": "CUZK_COMMIT"}
+
+
 @pytest.mark.parametrize(
     ("mangle", "message"),
     [

@@ -12,6 +12,7 @@
 # Then `use main` or `use ref` points PYTHONPATH and PATH (its `cuzk`) at one of them; run a
 # ref's commands outside the tree's root, where `python -m` would import this tree's cuzk_core.
 # Logs go to $PREPARE_LOG (default /tmp/prepare.log).
+# The copy has no .git: export CUZK_COMMIT=<the commit copied> so bench results name it.
 shared=${1:?usage: source bench/device/prepare.sh SHARED [REF_TARBALL]}
 ref_tarball=${2:-}
 prepare_log=${PREPARE_LOG:-/tmp/prepare.log}

@@ -71,10 +71,12 @@ def gpus() -> list[dict[str, Any]]:
 
 
 def git_commit() -> dict[str, Any] | None:
-    """The checkout's commit and whether tracked files differ from it (None outside git)."""
+    """The checkout's commit and whether tracked files differ from it; outside git (a tree
+    copied to a GPU machine) the commit ``CUZK_COMMIT`` names, unchecked; else None."""
     head = _run(["git", "-C", str(_REPO), "rev-parse", "HEAD"])
     if head is None:
-        return None
+        named = os.environ.get("CUZK_COMMIT", "").strip()
+        return {"id": named, "dirty": None, "from": "CUZK_COMMIT"} if named else None
     status = _run(["git", "-C", str(_REPO), "status", "--porcelain", "--untracked-files=no"])
     return {"id": head.strip(), "dirty": bool(status and status.strip())}
 

@@ -69,6 +69,8 @@ def _environment_lines(document: dict[str, Any]) -> list[str]:
     commit_text = "no git checkout"
     if commit:
         commit_text = commit["id"][:12] + (" (uncommitted changes)" if commit["dirty"] else "")
+        if commit.get("from"):
+            commit_text += f" (as {commit['from']} names it: not a git checkout)"
     libraries = " ".join(f"{k} {v}" for k, v in env.get("libraries", {}).items())
     load = env.get("load_average")
     load_text = f"; load average {load[0]:.2f}" if load else ""

@@ -25,6 +25,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     "defaults": {},
     "h200-like": {
         "msm.split_01": True,
+        "msm.share_sorts": True,
         "memory.pinning": "pool",
         "memory.key_storage": "device",
         "memory.pool_mib": 8,
