@@ -25,12 +25,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cuzk_backend_gpu import msm, ntt
+from cuzk_backend_gpu import msm, msm_sort, ntt
 from cuzk_backend_gpu.driver import DeviceArray, EventClock
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_core.circuits import PorepLite
@@ -134,10 +135,11 @@ def _device_msm(
     window_bits: int | None = None,
     timer: Timer | None = None,
     table: msm.WindowTable | None = None,
+    wait: Callable[[], None] = lambda: None,
 ) -> Any:
     """Σ scalars·coords with both on the device (the MSM of the "device" figures), over the
-    window ``table`` of coords when given."""
-    slices = lambda a, b: msm.BaseChunk(coords[a:b], None, lambda: None)  # noqa: E731
+    window ``table`` of coords when given; ``wait`` is called after each pass's sort."""
+    slices = lambda a, b: msm.BaseChunk(coords[a:b], None, wait)  # noqa: E731
     timer = timer if timer is not None else Timer(0)
     passes = msm.device_sums(
         gp.gpu,
@@ -342,6 +344,84 @@ def bench_msm_windows(
         del coords, scalars
 
 
+def bench_sort_beside(gp: GpuPlugin, group: str, logs: list[int], runs: int, results: list) -> None:
+    """An MSM with the counting sort of other scalars run beside it by a second host thread
+    (its own stream under CuPy; PyCUDA's null stream orders it after), against each alone:
+    how much of a later MSM's sort one MSM's bucket sums could hide. ``beside_buckets`` starts
+    the sort when the MSM's own sort has ended, ``beside_start`` with the MSM. Wall-clock
+    milliseconds (two streams), alternated run by run; the sums are checked against the MSM
+    alone, the sort's total against the sort alone."""
+    small = _upload(gp, _points(group, DISTINCT[group]))
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        for log in logs:
+            n = 1 << log
+            mine = gp.gpu.to_device(random_scalar_limbs(n, log)).view(np.uint32)
+            other = gp.gpu.to_device(random_scalar_limbs(n, log + 1)).view(np.uint32)
+            case = (tiled(gp, small.coords, n), mine, other)
+            _sort_beside_size(gp, group, case, worker, runs, results)
+            del case, mine, other
+
+
+def _sort_beside_size(
+    gp: GpuPlugin,
+    group: str,
+    case: tuple[DeviceArray, DeviceArray, DeviceArray],
+    worker: ThreadPoolExecutor,
+    runs: int,
+    results: list,
+) -> None:
+    """bench_sort_beside at one size: ``case`` is the bases, the MSM's scalars and the other
+    scalars, on the device."""
+    ops, (coords, mine, other) = msm.GROUPS[group], case
+    same = g1_eq if group == "g1" else g2_eq
+    n = coords.shape[0]
+    c = msm.auto_window_bits(ops, n, True)
+
+    def sort_other() -> int:
+        with gp.gpu.scope():
+            sorted_ = msm_sort.counting_sort(gp.gpu, other, None, c, True, False)
+            gp.gpu.synchronize()
+            return 0 if sorted_ is None else sorted_.total
+
+    def run(mode: str) -> tuple[float, Any, int]:
+        pending: list[Future] = []
+        begin = time.perf_counter()
+        if mode == "sort":
+            total = worker.submit(sort_other).result()
+            return (time.perf_counter() - begin) * 1e3, None, total
+        if mode == "beside_start":
+            pending.append(worker.submit(sort_other))
+
+        def wait() -> None:
+            if mode == "beside_buckets":
+                pending.append(worker.submit(sort_other))
+
+        total_msm = _device_msm(gp, ops, coords, mine, c, wait=wait)
+        total = pending[0].result() if pending else 0
+        return (time.perf_counter() - begin) * 1e3, total_msm, total
+
+    modes = ("msm", "sort", "beside_buckets", "beside_start")
+    for mode in modes:
+        run(mode)  # warm-up
+    want_sum, want_total = run("msm")[1], run("sort")[2]
+    times: dict[str, list[float]] = {m: [] for m in modes}
+    for _ in range(runs):
+        for mode in modes:
+            ms, got_sum, got_total = run(mode)
+            times[mode].append(ms)
+            if got_sum is not None and not same(got_sum, want_sum):
+                raise AssertionError(f"MSM {group} {_size(n)} ({mode}) disagrees with it alone")
+            if mode != "msm" and got_total != want_total:
+                raise AssertionError(f"the sort beside MSM {group} {_size(n)} ({mode}) differs")
+    medians = {m: statistics.median(t) for m, t in times.items()}
+    for mode in modes:
+        extra: dict[str, Any] = {"window_bits": c, "sort_block": msm_sort.SORT_BLOCK}
+        if mode.startswith("beside"):
+            hidden = medians["msm"] + medians["sort"] - medians[mode]
+            extra["sort_hidden"] = round(hidden / medians["sort"], 3)
+        _record(results, f"sort_beside_{group}_{mode}", n, times[mode], **extra)
+
+
 def ntt_cases(gp: GpuPlugin, log: int) -> dict[str, Callable[[], Any]]:
     """Forward, coset and inverse coset NTTs of 2^log random scalars on the device."""
     domain = EvaluationDomain(log, 7)
@@ -498,6 +578,13 @@ def main(argv: list[str] | None = None) -> int:
         help="msm.BATCH_MIN_LANES for G1,G2: fewest lanes for which the batch pass is taken",
     )
     parser.add_argument("--chunk-threads", type=int, help="msm.CHUNK_THREADS for this process")
+    parser.add_argument(
+        "--sort-beside", default="", help="G1 sizes: an MSM with another sort beside it"
+    )
+    parser.add_argument("--sort-beside-g2", default="", help="G2 sizes, as --sort-beside's")
+    parser.add_argument(
+        "--sort-block", type=int, help="msm_sort.SORT_BLOCK: the sort kernels' block size"
+    )
     parser.add_argument("--prove", action="append", default=[], help="K,D or a params folder")
     parser.add_argument("--prove-backends", default="cpu,cupy")
     args = parser.parse_args(argv)
@@ -507,6 +594,7 @@ def main(argv: list[str] | None = None) -> int:
     BATCH_LANES, HOST_PIECES = args.batch_lanes, args.host_pieces
     msm.BATCH_MIN_RUN = args.batch_min_run
     msm.CHUNK_THREADS = args.chunk_threads or msm.CHUNK_THREADS
+    msm_sort.SORT_BLOCK = args.sort_block or msm_sort.SORT_BLOCK
     msm.BATCH_MIN_LANES = dict(
         zip(("g1", "g2"), map(int, args.batch_min_lanes.split(",")), strict=True)
     )
@@ -515,6 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     env["batch_lanes"] = BATCH_LANES
     env["batch_min_run"], env["batch_min_lanes"] = msm.BATCH_MIN_RUN, msm.BATCH_MIN_LANES
     env["chunk_threads"] = msm.CHUNK_THREADS
+    env["sort_block"] = msm_sort.SORT_BLOCK
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
     with gp.gpu.scope():
@@ -526,6 +615,8 @@ def main(argv: list[str] | None = None) -> int:
         bits = logs(args.table_bits)
         bench_tables(gp, "g1", logs(args.tables), bits, args.runs, results)
         bench_tables(gp, "g2", logs(args.tables_g2), bits, args.runs, results)
+        bench_sort_beside(gp, "g1", logs(args.sort_beside), args.runs, results)
+        bench_sort_beside(gp, "g2", logs(args.sort_beside_g2), args.runs, results)
     for spec in args.prove:
         names = args.prove_backends.split(",") if "," in spec else [args.backend]
         bench_prove(spec, names, max(1, args.runs // 2), results)

@@ -18,6 +18,9 @@ from .driver import NULL, DeviceArray, Gpu
 
 SCALAR_BITS = FR_MODULUS.bit_length()
 MODULE = "msm/msm.cu"
+SORT_BLOCK = 256
+"""Threads a block of msm_digits and msm_scatter (bench/gpu_bench.py --sort-block sets it: a
+smaller block fits beside the batch-affine bucket sums' registers, round 36)."""
 SCATTER_L2_SHARE = 8
 """The scatter's bucket write fronts (a 32-byte sector per bucket) may fill 1/SCATTER_L2_SHARE of
 the L2: it runs over that many windows' buckets at a time, so partly written sectors stay in
@@ -78,7 +81,8 @@ def counting_sort(
     digits = gpu.empty((windows, n), np.uint32)
     skip_arg = skip if skip is not None else NULL
     head = (scalars, skip_arg, u32(n), u32(c), u32(windows), u32(per_window))
-    gpu.launch(kernel(gpu, "msm_digits"), n, (*head, np.int32(signed), table_rows, counts, digits))
+    digits_args = (*head, np.int32(signed), table_rows, counts, digits)
+    gpu.launch(kernel(gpu, "msm_digits"), n, digits_args, block=SORT_BLOCK)
     offsets = gpu.empty((groups + 1,), np.uint32)
     gpu.clear(offsets[:1])
     scan.inclusive_sum(gpu, counts, offsets[1:])
@@ -95,7 +99,7 @@ def counting_sort(
     for first in range(0, windows, step):
         window_range = (u32(first), u32(min(windows, first + step)))
         args = (digits, u32(n), *window_range, u32(per_window), table_rows, cursor, entries)
-        gpu.launch(scatter, n, args)
+        gpu.launch(scatter, n, args, block=SORT_BLOCK)
     return SortedDigits(offsets, entries, total, max_count)
 
 
