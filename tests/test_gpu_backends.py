@@ -1139,6 +1139,94 @@ def test_a_kept_sort_serves_only_its_scalars_key_and_width():
     assert share.find(_Handle(), key) is None and share._kept is None
 
 
+def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
+    """msm_sort.SortShare runs queued sorts only once a pass's own sort has ended (after the
+    event ``ready`` gives, on its own thread), hands one to an MSM over its owner and key after
+    every sort ahead has finished, and keeps it; a sort ahead under another key, one that
+    failed, one queued but not begun, and one whose owner ended are dropped, not served."""
+    share = msm_sort.SortShare()
+    a, b, c, d = _Handle(), _Handle(), _Handle(), _Handle()
+    key = msm_sort.SortKey(0, 1000, 20, True, False, True)
+    sorts = {
+        name: msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
+        for name in "abc"
+    }
+    ran: list[tuple[str, object, str]] = []
+    release = threading.Event()
+
+    def sort_of(name: str, fail: bool = False):
+        def sort(ready: object) -> msm_sort.SortedDigits:
+            ran.append((name, ready, threading.current_thread().name))
+            release.wait(5)
+            if fail:
+                raise MemoryError("out of device memory")
+            return sorts[name]
+
+        return sort
+
+    share.queue(a, key, sort_of("a"))
+    share.queue(b, key._replace(c=16), sort_of("b"))
+    share.queue(c, key, sort_of("c", fail=True))
+    assert share.find(d, key) is None and not ran  # queued, not begun: a pass starts them
+    marks = []
+    share.start_queued(lambda: marks.append(object()) or marks[-1])
+    assert len(marks) == 1
+    share.queue(d, key, sort_of("d"))  # queued after the start: waits for the next pass
+    release.set()
+    assert share.find(a, key) is sorts["a"]  # waits for b's and c's too
+    assert [r[0] for r in ran] == ["a", "b", "c"] and {r[1] for r in ran} == {marks[0]}
+    assert all(r[2].startswith("cuzk-sort-ahead") for r in ran)
+    assert share.find(a, key) is sorts["a"]  # now the kept sort
+    assert share.find(b, key) is None  # sorted ahead under 16 bits, asked under 20: dropped
+    assert share.find(b, key._replace(c=16)) is None
+    assert share.find(c, key) is None  # its sort failed: the MSM sorts itself
+    assert share.find(d, key) is None  # its MSM began before a pass started it: dropped
+    share.start_queued(lambda: pytest.fail("nothing is queued"))
+    share.queue(b, key, sort_of("b"))
+    del b  # its owner ended before a pass started it
+    share.start_queued(lambda: pytest.fail("nothing is queued for a live owner"))
+    assert [r[0] for r in ran] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_proofs_msms_named_ahead_take_their_sorts_and_prove_the_same_bytes(name):
+    """With ``msm.sorts_ahead`` a proof's B·G2, A and Σl take the sorts the prover named ahead
+    (their msm_sort spans say kept), B·G1 B·G2's; H sorts for itself. The proof's bytes are
+    those of a proof with every sort done in its MSM, which verifies."""
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.groth16.prover import prove
+    from cuzk_core.groth16.setup import generate_parameters
+    from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+    from cuzk_core.groth16.verifier import verify_proof
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    plugins = load_plugins()
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
+    circuit = PorepLite(challenges=3, depth=3)
+    key = generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=7)
+    proofs, kept = {}, {}
+    for ahead in (False, True):
+        timer = Timer(level=0)
+        changes = {"backend": name, "msm.share_sorts": ahead, "msm.sorts_ahead": ahead}
+        backend = plugins.backend(load_profile("h200", changes), timer)
+        result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=3)
+        assert verify_proof(key.vk, result.proof, result.public_inputs) == (True, "")
+        proofs[ahead] = result.proof.to_bytes()
+        sorts = [s for s in timer.spans if s.name == "msm_sort"]
+        kept[ahead] = {
+            phase.name: [s.attrs["kept"] for s in sorts if phase.start <= s.start <= phase.end]
+            for phase in timer.spans
+            if phase.is_phase and phase.name.startswith("msm_")
+        }
+    assert proofs[True] == proofs[False]
+    phases = ("msm_h", "msm_b_g2", "msm_b_g1", "msm_a", "msm_l")
+    assert kept[False] == {phase: [False] for phase in phases}
+    assert kept[True] == {"msm_h": [False], **{phase: [True] for phase in phases[1:]}}
+
+
 @pytest.mark.parametrize("name", PLUGINS)
 def test_b_g1_takes_b_g2s_sort_and_proves_the_same_bytes(name):
     """With ``msm.share_sorts`` a proof's B·G1 takes the sort B·G2 kept for their common

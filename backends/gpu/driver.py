@@ -235,13 +235,25 @@ class Gpu:
         """Wait for the device to finish queued work."""
         self.adapter.synchronize()
 
+    def mark(self) -> Any:
+        """An event recorded on the driver's stream after the work queued so far."""
+        event = self.adapter.event(timing=False)
+        event.record(self.adapter.stream())
+        return event
+
+    def wait_for(self, event: Any) -> None:
+        """Make the driver's later work (this thread's stream) wait for ``event``: nothing to
+        do on the legacy null stream (PyCUDA's), which runs after all earlier work anyway."""
+        stream = self.adapter.stream()
+        if stream is not None:
+            self.adapter.wait_event(stream, event)
+
     def overlap_host_work(self) -> None:
         """Run the calling thread's queued host work (:mod:`cuzk_core.host_work`) while the
         device is still busy with the work queued so far: called after a long launch."""
         if not queued_here():
             return
-        mark = self.adapter.event(timing=False)
-        mark.record(self.adapter.stream())
+        mark = self.mark()
         while_device_busy(lambda: not self.adapter.passed(mark))
 
     @contextlib.contextmanager

@@ -5,8 +5,10 @@ can be kept for the next MSMs over the same scalars (:class:`SortShare`)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -116,20 +118,32 @@ class SortKey(NamedTuple):
 
 
 class SortShare:
-    """One pass's sorted digits, kept past its MSM for later MSMs over the same scalars (a
-    proof's B·G1 and B·G2 take one handle): those skip their sort. Only for a handle's scalars
-    (nothing writes into them) and bases without points at infinity (whose skips would differ).
-    One sort is kept at a time: it goes when an MSM over other scalars begins, or with its
-    handle."""
+    """Sorted digits kept for later MSMs over the same scalars, which then skip their sort.
+
+    - A pass's sort, kept past its MSM (a proof's B·G1 and B·G2 take one handle): one at a
+      time, let go when an MSM over other scalars begins, or with its handle.
+    - Sorts ahead: the prover names MSMs it will ask for later (``cuzk_msm_ahead``). Their
+      sorts wait in a queue until a pass's own sort has ended, then run on a host thread of
+      their own (its own stream under CuPy) beside that pass's bucket sums. An MSM that takes
+      one waits for every sort ahead first, and the one it takes becomes the kept sort: so no
+      sort ahead allocates while an MSM's kernels still read memory another one freed.
+
+    Only for a handle's scalars (nothing writes into them) and bases without points at infinity
+    (whose skips would differ)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # the handles' weakref callbacks take it too
         self._kept: tuple[weakref.ref, SortKey, SortedDigits] | None = None
+        self._queued: list[tuple[weakref.ref, SortKey, Callable[[Any], SortedDigits | None]]] = []
+        self._ahead: list[tuple[weakref.ref, SortKey, concurrent.futures.Future]] = []
+        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
 
     def _owner_gone(self, ref: weakref.ref) -> None:
         with self._lock:
             if self._kept is not None and self._kept[0] is ref:
                 self._kept = None
+            self._queued = [q for q in self._queued if q[0] is not ref]
+            self._ahead = [a for a in self._ahead if a[0] is not ref]
 
     def begin(self, owner: object) -> None:
         """An MSM over ``owner``'s scalars begins: a sort of other scalars is let go before its
@@ -149,16 +163,51 @@ class SortShare:
         return key.c if whole and key.c in widths else None
 
     def find(self, owner: object, key: SortKey) -> SortedDigits | None:
-        """The sort kept for ``owner``'s scalars under ``key``, or None."""
+        """The sort kept or sorted ahead for ``owner``'s scalars under ``key``, or None. Sorts
+        ahead for ``owner`` are taken out (one under ``key`` becomes the kept sort), and so are
+        queued ones: its MSM has begun."""
         kept = self._kept
-        if kept is None or kept[0]() is not owner or kept[1] != key:
-            return None
-        return kept[2]
+        if kept is not None and kept[0]() is owner and kept[1] == key:
+            return kept[2]
+        with self._lock:
+            self._queued = [q for q in self._queued if q[0]() is not owner]
+            mine = [a for a in self._ahead if a[0]() is owner]
+            if not mine:
+                return None
+            self._ahead = [a for a in self._ahead if a[0]() is not owner]
+            others = [a[2] for a in self._ahead]
+        concurrent.futures.wait([*others, *(a[2] for a in mine)])
+        for _, ahead_key, future in mine:
+            if ahead_key == key and future.exception() is None and future.result() is not None:
+                self.keep(owner, key, future.result())
+                return future.result()
+        return None
 
     def keep(self, owner: object, key: SortKey, sorted_: SortedDigits) -> None:
         """Keep ``sorted_`` for later MSMs over ``owner``'s scalars, in place of any other."""
         with self._lock:
             self._kept = (weakref.ref(owner, self._owner_gone), key, sorted_)
+
+    def queue(
+        self, owner: object, key: SortKey, sort: Callable[[Any], SortedDigits | None]
+    ) -> None:
+        """Sort ``owner``'s scalars under ``key`` once a pass's own sort has ended: ``sort``
+        takes an event of the driver's stream to wait for (the scalars are ready by then),
+        works in its own device scope and returns once its device work is done."""
+        with self._lock:
+            self._queued.append((weakref.ref(owner, self._owner_gone), key, sort))
+
+    def start_queued(self, ready: Callable[[], Any]) -> None:
+        """Start the queued sorts on the share's host thread, after ``ready()``'s event."""
+        with self._lock:
+            queued, self._queued = [q for q in self._queued if q[0]() is not None], []
+            if not queued:
+                return
+            event = ready()
+            if self._worker is None:
+                self._worker = concurrent.futures.ThreadPoolExecutor(1, "cuzk-sort-ahead")
+            for ref, key, sort in queued:
+                self._ahead.append((ref, key, self._worker.submit(sort, event)))
 
 
 class SortSlot(NamedTuple):
