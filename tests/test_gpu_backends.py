@@ -1140,8 +1140,8 @@ def test_a_kept_sort_serves_only_its_scalars_key_and_width():
 
 
 def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
-    """msm_sort.SortShare runs queued sorts only once a pass's own sort has ended (after the
-    event ``ready`` gives, on its own thread), hands one to an MSM over its owner and key after
+    """msm_sort.SortShare runs queued sorts only once a pass's own sort has ended (on its own
+    thread), hands one to an MSM over its owner and key after
     every sort ahead has finished, and keeps it; a sort ahead under another key, one that
     failed, one queued but not begun, and one whose owner ended are dropped, not served."""
     share = msm_sort.SortShare()
@@ -1151,12 +1151,12 @@ def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
         name: msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
         for name in "abc"
     }
-    ran: list[tuple[str, object, str]] = []
+    ran: list[tuple[str, str]] = []
     release = threading.Event()
 
     def sort_of(name: str, fail: bool = False):
-        def sort(ready: object) -> msm_sort.SortedDigits:
-            ran.append((name, ready, threading.current_thread().name))
+        def sort() -> msm_sort.SortedDigits:
+            ran.append((name, threading.current_thread().name))
             release.wait(5)
             if fail:
                 raise MemoryError("out of device memory")
@@ -1168,24 +1168,21 @@ def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
     share.queue(b, key._replace(c=16), sort_of("b"))
     share.queue(c, key, sort_of("c", fail=True))
     assert share.find(d, key) is None and not ran  # queued, not begun: a pass starts them
-    marks = []
-    share.start_queued(lambda: marks.append(object()) or marks[-1])
-    assert len(marks) == 1
+    share.start_queued()
     share.queue(d, key, sort_of("d"))  # queued after the start: waits for the next pass
     release.set()
     assert share.find(a, key) is sorts["a"]  # waits for b's and c's too
-    assert [r[0] for r in ran] == ["a", "b", "c"] and {r[1] for r in ran} == {marks[0]}
-    assert all(r[2].startswith("cuzk-sort-ahead") for r in ran)
+    assert [r[0] for r in ran] == ["a", "b", "c"]
+    assert all(r[1].startswith("cuzk-sort-ahead") for r in ran)
     assert share.find(a, key) is sorts["a"]  # now the kept sort
     assert share.find(b, key) is None  # sorted ahead under 16 bits, asked under 20: dropped
     assert share.find(b, key._replace(c=16)) is None
     assert share.find(c, key) is None  # its sort failed: the MSM sorts itself
     assert share.find(d, key) is None  # its MSM began before a pass started it: dropped
-    share.start_queued(lambda: pytest.fail("nothing is queued"))
     share.queue(b, key, sort_of("b"))
     del b  # its owner ended before a pass started it
-    share.start_queued(lambda: pytest.fail("nothing is queued for a live owner"))
-    assert [r[0] for r in ran] == ["a", "b", "c"]
+    share.start_queued()
+    assert [r[0] for r in ran] == ["a", "b", "c"] and not share._ahead
 
 
 @pytest.mark.parametrize("name", PLUGINS)

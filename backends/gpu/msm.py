@@ -443,7 +443,7 @@ def pippenger(
         if slot is not None and found is None and sorted_ is not None:
             slot.share.keep(slot.owner, slot.key, sorted_)
     if share is not None:  # beside this pass's bucket sums (bench/NOTES.md, round 36)
-        share.start_queued(gpu.mark)
+        share.start_queued()
     if sorted_ is None:
         wait()  # nothing reads the bases, but their upload must end before they are freed
         return None

@@ -134,7 +134,7 @@ class SortShare:
     def __init__(self) -> None:
         self._lock = threading.RLock()  # the handles' weakref callbacks take it too
         self._kept: tuple[weakref.ref, SortKey, SortedDigits] | None = None
-        self._queued: list[tuple[weakref.ref, SortKey, Callable[[Any], SortedDigits | None]]] = []
+        self._queued: list[tuple[weakref.ref, SortKey, Callable[[], SortedDigits | None]]] = []
         self._ahead: list[tuple[weakref.ref, SortKey, concurrent.futures.Future]] = []
         self._worker: concurrent.futures.ThreadPoolExecutor | None = None
 
@@ -188,26 +188,23 @@ class SortShare:
         with self._lock:
             self._kept = (weakref.ref(owner, self._owner_gone), key, sorted_)
 
-    def queue(
-        self, owner: object, key: SortKey, sort: Callable[[Any], SortedDigits | None]
-    ) -> None:
-        """Sort ``owner``'s scalars under ``key`` once a pass's own sort has ended: ``sort``
-        takes an event of the driver's stream to wait for (the scalars are ready by then),
-        works in its own device scope and returns once its device work is done."""
+    def queue(self, owner: object, key: SortKey, sort: Callable[[], SortedDigits | None]) -> None:
+        """Sort ``owner``'s scalars under ``key`` by ``sort`` once a pass's own sort has ended:
+        ``sort`` runs on the share's thread in its own device scope, waits on the device for
+        the scalars (an event recorded where they were made) and returns once its work is
+        done."""
         with self._lock:
             self._queued.append((weakref.ref(owner, self._owner_gone), key, sort))
 
-    def start_queued(self, ready: Callable[[], Any]) -> None:
-        """Start the queued sorts on the share's host thread, after ``ready()``'s event."""
+    def start_queued(self) -> None:
+        """Start the queued sorts on the share's host thread (a pass's own sort has ended)."""
         with self._lock:
             queued, self._queued = [q for q in self._queued if q[0]() is not None], []
-            if not queued:
-                return
-            event = ready()
-            if self._worker is None:
+            if queued and self._worker is None:
                 self._worker = concurrent.futures.ThreadPoolExecutor(1, "cuzk-sort-ahead")
             for ref, key, sort in queued:
-                self._ahead.append((ref, key, self._worker.submit(sort, event)))
+                assert self._worker is not None
+                self._ahead.append((ref, key, self._worker.submit(sort)))
 
 
 class SortSlot(NamedTuple):

@@ -472,10 +472,11 @@ class GpuPlugin:
             if key is None:
                 return None
             words = self._scalars_on_device(ctx, scalars, label).view(np.uint32)
+            ready = self.gpu.mark()  # the scalars' gather, on this thread's stream
 
-        def sort(ready: Any) -> msm_sort.SortedDigits | None:
+        def sort() -> msm_sort.SortedDigits | None:
             with self.gpu.scope():
-                self.gpu.wait_for(ready)  # the scalars' gather, on the driver's stream
+                self.gpu.wait_for(ready)
                 skip = msm.split_ones(self.gpu, words, None)[1] if split_01 else None
                 sorted_ = msm_sort.counting_sort(self.gpu, words, skip, key.c, signed, False)
                 self.gpu.synchronize()
