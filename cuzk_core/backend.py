@@ -204,15 +204,13 @@ class Backend:
         profile's window for ``label``: it may start the MSM's scalar work beside its device
         work meanwhile. Whether it took the hint."""
         window_bits = self._profile_window(label)
-        return bool(
-            self._call(
-                "cuzk_msm_ahead",
-                bases=bases,
-                scalars=scalars,
-                window_bits=window_bits,
-                label=label,
-                group=group,
-            )
+        return self._call(  # type: ignore[no-any-return]
+            "cuzk_msm_ahead",
+            bases=bases,
+            scalars=scalars,
+            window_bits=window_bits,
+            label=label,
+            group=group,
         )
 
     def msm_g1(

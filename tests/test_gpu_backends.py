@@ -629,7 +629,7 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
     def bases(start: int, stop: int) -> msm.BaseChunk:
         return msm.BaseChunk(rows[start:stop], None, lambda: None)
 
-    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes, slot):
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, lanes, slot, *_):
         seen.append((table is None, len(chunk.coords), c))
         return msm.PassSums(None, None, c, table is not None)
 
@@ -657,7 +657,7 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
     def bases(skip):
         return lambda start, stop: msm.BaseChunk(rows[start:stop], skip, lambda: None)
 
-    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes, slot):
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, lanes, slot, *_):
         found = None if slot is None else slot.share.find(slot.owner, slot.key)
         seen.append((c, found is kept))
         return msm.PassSums(None, None, c, False)
@@ -1141,48 +1141,51 @@ def test_a_kept_sort_serves_only_its_scalars_key_and_width():
 
 def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
     """msm_sort.SortShare runs queued sorts only once a pass's own sort has ended (on its own
-    thread), hands one to an MSM over its owner and key after
-    every sort ahead has finished, and keeps it; a sort ahead under another key, one that
-    failed, one queued but not begun, and one whose owner ended are dropped, not served."""
+    thread), hands one to an MSM over its owner and key after every sort ahead has finished,
+    and keeps it; passes leave out the bytes of the others' sorts ahead. A sort ahead under
+    another key, one that found no room (None), one queued but not begun when its MSM begins,
+    and one whose owner ended are dropped, not served; one that failed otherwise fails its MSM."""
     share = msm_sort.SortShare()
-    a, b, c, d = _Handle(), _Handle(), _Handle(), _Handle()
+    a, b, c, d, e = (_Handle() for _ in range(5))
     key = msm_sort.SortKey(0, 1000, 20, True, False, True)
-    sorts = {
-        name: msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
-        for name in "abc"
-    }
+    sort_a = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
     ran: list[tuple[str, str]] = []
     release = threading.Event()
 
-    def sort_of(name: str, fail: bool = False):
-        def sort() -> msm_sort.SortedDigits:
+    def sort_of(name: str, result: object):
+        def sort() -> msm_sort.SortedDigits | None:
             ran.append((name, threading.current_thread().name))
             release.wait(5)
-            if fail:
-                raise MemoryError("out of device memory")
-            return sorts[name]
+            if isinstance(result, Exception):
+                raise result
+            return result  # type: ignore[return-value]
 
         return sort
 
-    share.queue(a, key, sort_of("a"))
-    share.queue(b, key._replace(c=16), sort_of("b"))
-    share.queue(c, key, sort_of("c", fail=True))
+    share.queue(a, key, sort_of("a", sort_a), 100)
+    share.queue(b, key._replace(c=16), sort_of("b", sort_a), 20)
+    share.queue(c, key, sort_of("c", None), 3)  # no room on the device
+    share.queue(e, key, sort_of("e", RuntimeError("illegal address")), 1)
+    assert share.reserved() == 124 and share.reserved(a) == 24
     assert share.find(d, key) is None and not ran  # queued, not begun: a pass starts them
     share.start_queued()
-    share.queue(d, key, sort_of("d"))  # queued after the start: waits for the next pass
+    share.queue(d, key, sort_of("d", sort_a), 7)  # queued after the start: for the next pass
+    assert share.reserved() == 131
     release.set()
-    assert share.find(a, key) is sorts["a"]  # waits for b's and c's too
-    assert [r[0] for r in ran] == ["a", "b", "c"]
+    assert share.find(a, key) is sort_a  # waits for the others too
+    assert [r[0] for r in ran] == ["a", "b", "c", "e"]
     assert all(r[1].startswith("cuzk-sort-ahead") for r in ran)
-    assert share.find(a, key) is sorts["a"]  # now the kept sort
+    assert share.find(a, key) is sort_a and share.reserved() == 31  # now the kept sort
     assert share.find(b, key) is None  # sorted ahead under 16 bits, asked under 20: dropped
     assert share.find(b, key._replace(c=16)) is None
-    assert share.find(c, key) is None  # its sort failed: the MSM sorts itself
+    assert share.find(c, key) is None  # no room: the MSM sorts for itself
+    with pytest.raises(RuntimeError, match="illegal address"):
+        share.find(e, key)
     assert share.find(d, key) is None  # its MSM began before a pass started it: dropped
-    share.queue(b, key, sort_of("b"))
+    share.queue(b, key, sort_of("b", sort_a), 5)
     del b  # its owner ended before a pass started it
     share.start_queued()
-    assert [r[0] for r in ran] == ["a", "b", "c"] and not share._ahead
+    assert [r[0] for r in ran] == ["a", "b", "c", "e"] and share.reserved() == 0
 
 
 @pytest.mark.parametrize("name", PLUGINS)

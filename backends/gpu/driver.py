@@ -168,6 +168,13 @@ class Gpu:
                 f"{self.name} backend: {what} failed: {type(exc).__name__}: {first_line}"
             ) from exc
 
+    def out_of_memory(self, exc: BaseException) -> bool:
+        """Whether ``exc`` says the device (or its library's pool) had no room."""
+        if isinstance(exc, MemoryError):  # CuPy's OutOfMemoryError is one
+            return True
+        named = type(exc).__name__ == "MemoryError" or "out of memory" in str(exc).lower()
+        return self.adapter.is_failure(exc) and named  # PyCUDA's driver MemoryError
+
     def cache(self, name: str) -> weakref.WeakKeyDictionary:
         """A per-device cache keyed weakly by host objects (matrices, resident bases)."""
         return self._caches.setdefault(name, weakref.WeakKeyDictionary())

@@ -563,12 +563,14 @@ def _plan_passes(
     key_budget: int | None,
     upload_pieces: int,
     batch_lanes: int,
+    reserved: int = 0,
 ) -> tuple[int, int]:
     """Window bits and scalars per pass (:func:`plan_chunk`) on this device: ``window_bits``,
     or by size, where wide windows are kept only for passes of WIDE_WINDOW_POINTS that fit as
-    such (their buckets are many); refused up front when even one point cannot fit."""
+    such (their buckets are many); refused up front when even one point cannot fit. The free
+    memory counted leaves out ``reserved`` bytes (sorts ahead that may allocate beside)."""
     threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
-    free = gpu.free_bytes()
+    free = max(0, gpu.free_bytes() - reserved)
 
     def planned(c: int) -> tuple[int, int]:
         return plan_chunk(
@@ -699,11 +701,21 @@ def device_sums(
         passes.append(_msm_pass(gpu, group, bases_chunk, piece, *args))
 
     passes: list[PassSums] = []
-    if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes):
+    reserved = 0 if share is None else share.reserved(owner)
+    if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes, reserved):
         one_pass(bases(0, n), 0, n, table.bits, table)
         return passes
     c, chunk = _plan_passes(
-        gpu, group, n, window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes
+        gpu,
+        group,
+        n,
+        window_bits,
+        signed,
+        streamed,
+        key_budget,
+        upload_pieces,
+        batch_lanes,
+        reserved,
     )
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
@@ -714,8 +726,8 @@ def device_sums(
 
 
 AHEAD_FREE_SHARE = 4
-"""A sort ahead is queued only while it needs at most 1/AHEAD_FREE_SHARE of the device's free
-memory: it allocates beside passes sized before it began."""
+"""Sorts ahead are queued only while all of them need at most 1/AHEAD_FREE_SHARE of the
+device's free memory; passes planned while they are named leave their bytes out."""
 
 
 def sort_ahead_key(
@@ -726,10 +738,12 @@ def sort_ahead_key(
     signed: bool,
     split_01: bool,
     batch_lanes: int,
-) -> SortKey | None:
+    reserved: int = 0,
+) -> tuple[SortKey, int] | None:
     """The sort key of an MSM over n resident bases (no table, no infinity) that
-    :func:`device_sums` would plan as one pass now, when its sort fits beside the passes before
-    it (AHEAD_FREE_SHARE); else None. A later plan that differs just finds no sort ahead."""
+    :func:`device_sums` would plan as one pass now, and the sort's device bytes, when they fit
+    beside the passes before it with the ``reserved`` bytes of the sorts ahead already named
+    (AHEAD_FREE_SHARE); else None. A later plan that differs just finds no sort ahead."""
     free = gpu.free_bytes()
     threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
     c = window_bits or auto_window_bits(group, n, signed)
@@ -738,9 +752,9 @@ def sort_ahead_key(
     )
     windows = window_count(c, signed)  # a word a digit, then an entry a digit; 3 words a group
     sort_bytes = 8 * n * windows + 12 * windows * bucket_count(c, signed)
-    if chunk < n or sort_bytes * AHEAD_FREE_SHARE > free:
+    if chunk < n or (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:
         return None
-    return SortKey(0, n, c, signed, False, split_01)
+    return SortKey(0, n, c, signed, False, split_01), sort_bytes
 
 
 def host_sum(group: Group, passes: list[PassSums], timer: Timer) -> Steps[Any]:
@@ -762,10 +776,16 @@ def host_sum(group: Group, passes: list[PassSums], timer: Timer) -> Steps[Any]:
 
 
 def _table_fits(
-    gpu: Gpu, group: Group, table: WindowTable, n: int, signed: bool, batch_lanes: int
+    gpu: Gpu,
+    group: Group,
+    table: WindowTable,
+    n: int,
+    signed: bool,
+    batch_lanes: int,
+    reserved: int = 0,
 ) -> bool:
     """Whether one pass over all n scalars with ``table`` fits: its entries in 31 bits, its
-    workspace on the device."""
+    workspace on the device beside ``reserved`` bytes."""
     if n * window_count(table.bits, signed) > MAX_ENTRIES:
         return False
     threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
@@ -773,7 +793,7 @@ def _table_fits(
         group, n, table.bits, signed, threads, True, batch_lanes, batch_threads
     )
     need = workspace + 32 * n
-    return need <= gpu.free_bytes()
+    return need + reserved <= gpu.free_bytes()
 
 
 def _msm_pass(

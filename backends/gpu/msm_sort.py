@@ -117,6 +117,20 @@ class SortKey(NamedTuple):
     split_01: bool
 
 
+class _Queued(NamedTuple):
+    owner: weakref.ref
+    key: SortKey
+    sort: Callable[[], SortedDigits | None]
+    nbytes: int
+
+
+class _Ahead(NamedTuple):
+    owner: weakref.ref
+    key: SortKey
+    future: concurrent.futures.Future
+    nbytes: int
+
+
 class SortShare:
     """Sorted digits kept for later MSMs over the same scalars, which then skip their sort.
 
@@ -134,16 +148,16 @@ class SortShare:
     def __init__(self) -> None:
         self._lock = threading.RLock()  # the handles' weakref callbacks take it too
         self._kept: tuple[weakref.ref, SortKey, SortedDigits] | None = None
-        self._queued: list[tuple[weakref.ref, SortKey, Callable[[], SortedDigits | None]]] = []
-        self._ahead: list[tuple[weakref.ref, SortKey, concurrent.futures.Future]] = []
+        self._queued: list[_Queued] = []
+        self._ahead: list[_Ahead] = []
         self._worker: concurrent.futures.ThreadPoolExecutor | None = None
 
     def _owner_gone(self, ref: weakref.ref) -> None:
         with self._lock:
             if self._kept is not None and self._kept[0] is ref:
                 self._kept = None
-            self._queued = [q for q in self._queued if q[0] is not ref]
-            self._ahead = [a for a in self._ahead if a[0] is not ref]
+            self._queued = [q for q in self._queued if q.owner is not ref]
+            self._ahead = [a for a in self._ahead if a.owner is not ref]
 
     def begin(self, owner: object) -> None:
         """An MSM over ``owner``'s scalars begins: a sort of other scalars is let go before its
@@ -170,17 +184,18 @@ class SortShare:
         if kept is not None and kept[0]() is owner and kept[1] == key:
             return kept[2]
         with self._lock:
-            self._queued = [q for q in self._queued if q[0]() is not owner]
-            mine = [a for a in self._ahead if a[0]() is owner]
+            self._queued = [q for q in self._queued if q.owner() is not owner]
+            mine = [a for a in self._ahead if a.owner() is owner]
             if not mine:
                 return None
-            self._ahead = [a for a in self._ahead if a[0]() is not owner]
-            others = [a[2] for a in self._ahead]
-        concurrent.futures.wait([*others, *(a[2] for a in mine)])
-        for _, ahead_key, future in mine:
-            if ahead_key == key and future.exception() is None and future.result() is not None:
-                self.keep(owner, key, future.result())
-                return future.result()
+            self._ahead = [a for a in self._ahead if a.owner() is not owner]
+            others = [a.future for a in self._ahead]
+        concurrent.futures.wait([*others, *(a.future for a in mine)])
+        for ahead in mine:
+            sorted_ = ahead.future.result()  # a sort's failure is its MSM's (OOM: None)
+            if ahead.key == key and sorted_ is not None:
+                self.keep(owner, key, sorted_)
+                return sorted_
         return None
 
     def keep(self, owner: object, key: SortKey, sorted_: SortedDigits) -> None:
@@ -188,23 +203,36 @@ class SortShare:
         with self._lock:
             self._kept = (weakref.ref(owner, self._owner_gone), key, sorted_)
 
-    def queue(self, owner: object, key: SortKey, sort: Callable[[], SortedDigits | None]) -> None:
-        """Sort ``owner``'s scalars under ``key`` by ``sort`` once a pass's own sort has ended:
-        ``sort`` runs on the share's thread in its own device scope, waits on the device for
-        the scalars (an event recorded where they were made) and returns once its work is
-        done."""
+    def queue(
+        self,
+        owner: object,
+        key: SortKey,
+        sort: Callable[[], SortedDigits | None],
+        nbytes: int,
+    ) -> None:
+        """Sort ``owner``'s scalars under ``key`` by ``sort`` (``nbytes`` of device memory)
+        once a pass's own sort has ended: ``sort`` runs on the share's thread in its own device
+        scope, waits on the device for the scalars (an event recorded where they were made),
+        returns once its work is done, and None when the device had no room for it."""
         with self._lock:
-            self._queued.append((weakref.ref(owner, self._owner_gone), key, sort))
+            self._queued.append(_Queued(weakref.ref(owner, self._owner_gone), key, sort, nbytes))
+
+    def reserved(self, owner: object = None) -> int:
+        """Device bytes the sorts ahead (queued or begun, not taken) of other scalars than
+        ``owner``'s may allocate beside a pass."""
+        with self._lock:
+            entries = [*self._queued, *self._ahead]
+            return sum(e.nbytes for e in entries if e.owner() is not owner)
 
     def start_queued(self) -> None:
         """Start the queued sorts on the share's host thread (a pass's own sort has ended)."""
         with self._lock:
-            queued, self._queued = [q for q in self._queued if q[0]() is not None], []
+            queued, self._queued = [q for q in self._queued if q.owner() is not None], []
             if queued and self._worker is None:
                 self._worker = concurrent.futures.ThreadPoolExecutor(1, "cuzk-sort-ahead")
-            for ref, key, sort in queued:
+            for q in queued:
                 assert self._worker is not None
-                self._ahead.append((ref, key, self._worker.submit(sort)))
+                self._ahead.append(_Ahead(q.owner, q.key, self._worker.submit(q.sort), q.nbytes))
 
 
 class SortSlot(NamedTuple):

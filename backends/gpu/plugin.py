@@ -465,24 +465,30 @@ class GpuPlugin:
         with self._device(ctx, f"MSM {label!r} ahead"):
             signed, split_01 = settings.signed_digits, settings.split_01
             lanes = settings.batch_lanes_g1 if group == "g1" else settings.batch_lanes_g2
-            ops = msm.GROUPS[group]
-            key = msm.sort_ahead_key(
-                self.gpu, ops, len(scalars), window_bits, signed, split_01, lanes
+            ops, reserved = msm.GROUPS[group], self.sorts.reserved()
+            planned = msm.sort_ahead_key(
+                self.gpu, ops, len(scalars), window_bits, signed, split_01, lanes, reserved
             )
-            if key is None:
+            if planned is None:
                 return None
+            key, nbytes = planned
             words = self._scalars_on_device(ctx, scalars, label).view(np.uint32)
             ready = self.gpu.mark()  # the scalars' gather, on this thread's stream
 
         def sort() -> msm_sort.SortedDigits | None:
             with self.gpu.scope():
-                self.gpu.wait_for(ready)
-                skip = msm.split_ones(self.gpu, words, None)[1] if split_01 else None
-                sorted_ = msm_sort.counting_sort(self.gpu, words, skip, key.c, signed, False)
-                self.gpu.synchronize()
+                try:
+                    self.gpu.wait_for(ready)
+                    skip = msm.split_ones(self.gpu, words, None)[1] if split_01 else None
+                    sorted_ = msm_sort.counting_sort(self.gpu, words, skip, key.c, signed, False)
+                    self.gpu.synchronize()
+                except Exception as exc:
+                    if self.gpu.out_of_memory(exc):
+                        return None  # no room beside the pass: the MSM sorts for itself
+                    raise
                 return sorted_
 
-        self.sorts.queue(scalars, key, sort)
+        self.sorts.queue(scalars, key, sort, nbytes)
         return True
 
     @hookimpl

@@ -305,7 +305,8 @@ def prove(
 @attrs.define
 class LaterMsms:
     """The proof's later MSMs named to a backend that can start their scalar work ahead
-    (``cuzk_msm_ahead``): B's beside H's device work, A's and Σl's beside B's."""
+    (``cuzk_msm_ahead``) when the profile asks (``msm.sorts_ahead``): B's beside H's device
+    work, A's and Σl's beside B's."""
 
     backend: Backend
     bases: dict[str, Any]
@@ -315,8 +316,9 @@ class LaterMsms:
     b_g2_here: bool
     """Whether B·G2 runs on ``backend`` (then B's MSM after H is B·G2's, else B·G1's)."""
 
-    def _wanted(self) -> bool:
-        return self.backend.implements("cuzk_msm_ahead")
+    def _wanted(self) -> bool:  # else the A/B gather stays where the first MSM asks for it
+        msm = self.backend.ctx.profile.msm
+        return msm.sorts_ahead and self.backend.implements("cuzk_msm_ahead")
 
     def name_b(self) -> None:
         """Before H's MSM: B's."""
