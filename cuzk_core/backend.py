@@ -199,6 +199,20 @@ class Backend:
         take as scalars (gathered on its device)."""
         return self._call("cuzk_gather_scalars", values=values, indices=indices, label=label)
 
+    def msm_ahead(self, bases: Any, scalars: Any, label: str, group: str) -> bool:
+        """Tell the backend an MSM over ``scalars`` (the same object) will come later, with the
+        profile's window for ``label``: it may start the MSM's scalar work beside its device
+        work meanwhile. Whether it took the hint."""
+        window_bits = self._profile_window(label)
+        return self._call(  # type: ignore[no-any-return]
+            "cuzk_msm_ahead",
+            bases=bases,
+            scalars=scalars,
+            window_bits=window_bits,
+            label=label,
+            group=group,
+        )
+
     def msm_g1(
         self, bases: Any, scalars: np.ndarray | Any, label: str, window_bits: int | None = None
     ) -> G1Affines:

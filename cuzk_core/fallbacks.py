@@ -10,6 +10,7 @@ has no device.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -70,6 +71,14 @@ def cuzk_gather_scalars(
     values = np.asarray(values)
     with ThreadPoolExecutor(THREADS) as pool:  # one pool for all (threads start on demand)
         return [gather_rows(values, rows, pool) for rows in indices]
+
+
+@hookimpl(trylast=True)
+def cuzk_msm_ahead(
+    ctx: BackendContext, bases: Any, scalars: Any, window_bits: int | None, label: str, group: str
+) -> bool:
+    """Nothing to start ahead: the MSM does all its work when asked."""
+    return False
 
 
 @hookimpl(trylast=True)

@@ -447,6 +447,25 @@ def cuzk_gather_scalars(
 
 
 @hookspec(firstresult=True)
+def cuzk_msm_ahead(
+    ctx: BackendContext, bases: Any, scalars: Any, window_bits: int | None, label: str, group: str
+) -> bool:
+    """The prover will ask for this MSM later in the proof: the backend may start the work that
+    needs only its scalars (a GPU's digit sort) beside its device work in the meantime, for the
+    MSM to take. A hint, not an order: an MSM never depends on it. Optional. Stops at first
+    non-None result.
+
+    :param ctx: the active backend, profile and timer.
+    :param bases: what :func:`cuzk_msm_g1` or :func:`cuzk_msm_g2` will get as ``bases``.
+    :param scalars: the very object that MSM will get as ``scalars``.
+    :param window_bits: the window it will get, or ``None``.
+    :param label: its label, for spans.
+    :param group: ``"g1"`` or ``"g2"``.
+    :return: whether the backend took the hint.
+    """
+
+
+@hookspec(firstresult=True)
 def cuzk_msm_g1(
     ctx: BackendContext,
     bases: G1Affines | Any,
@@ -585,6 +604,7 @@ def cuzk_device_memory(ctx: BackendContext) -> int:
 OPTIONAL_HOOKS = frozenset(
     {
         "cuzk_prepare",
+        "cuzk_msm_ahead",
         "cuzk_witness",
         "cuzk_first_unsatisfied",
         "cuzk_poseidon",

@@ -195,6 +195,13 @@ class MsmSettings:
             " and B·G2), which skip their sort"
         ),
     )
+    sorts_ahead: bool = attrs.field(
+        default=False,
+        metadata=knob(
+            "sort the digits of a proof's later MSMs beside the device work before them (kept"
+            " as msm.share_sorts keeps a sort, for the MSMs over those scalars)"
+        ),
+    )
     b_g2_on: str = attrs.field(
         default=B_G2_ON_DEVICE,
         metadata=knob(

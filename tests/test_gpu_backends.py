@@ -629,7 +629,7 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
     def bases(start: int, stop: int) -> msm.BaseChunk:
         return msm.BaseChunk(rows[start:stop], None, lambda: None)
 
-    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes, slot):
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, lanes, slot, *_):
         seen.append((table is None, len(chunk.coords), c))
         return msm.PassSums(None, None, c, table is not None)
 
@@ -657,7 +657,7 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
     def bases(skip):
         return lambda start, stop: msm.BaseChunk(rows[start:stop], skip, lambda: None)
 
-    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, batch_lanes, slot):
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, lanes, slot, *_):
         found = None if slot is None else slot.share.find(slot.owner, slot.key)
         seen.append((c, found is kept))
         return msm.PassSums(None, None, c, False)
@@ -1137,6 +1137,94 @@ def test_a_kept_sort_serves_only_its_scalars_key_and_width():
     assert share.find(b, key) is sort
     del b
     assert share.find(_Handle(), key) is None and share._kept is None
+
+
+def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
+    """msm_sort.SortShare runs queued sorts only once a pass's own sort has ended (on its own
+    thread), hands one to an MSM over its owner and key after every sort ahead has finished,
+    and keeps it; passes leave out the bytes of the others' sorts ahead. A sort ahead under
+    another key, one that found no room (None), one queued but not begun when its MSM begins,
+    and one whose owner ended are dropped, not served; one that failed otherwise fails its MSM."""
+    share = msm_sort.SortShare()
+    a, b, c, d, e = (_Handle() for _ in range(5))
+    key = msm_sort.SortKey(0, 1000, 20, True, False, True)
+    sort_a = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
+    ran: list[tuple[str, str]] = []
+    release = threading.Event()
+
+    def sort_of(name: str, result: object):
+        def sort() -> msm_sort.SortedDigits | None:
+            ran.append((name, threading.current_thread().name))
+            release.wait(5)
+            if isinstance(result, Exception):
+                raise result
+            return result  # type: ignore[return-value]
+
+        return sort
+
+    share.queue(a, key, sort_of("a", sort_a), 100)
+    share.queue(b, key._replace(c=16), sort_of("b", sort_a), 20)
+    share.queue(c, key, sort_of("c", None), 3)  # no room on the device
+    share.queue(e, key, sort_of("e", RuntimeError("illegal address")), 1)
+    assert share.reserved() == 124 and share.reserved(a) == 24
+    assert share.find(d, key) is None and not ran  # queued, not begun: a pass starts them
+    share.start_queued()
+    share.queue(d, key, sort_of("d", sort_a), 7)  # queued after the start: for the next pass
+    assert share.reserved() == 131
+    release.set()
+    assert share.find(a, key) is sort_a  # waits for the others too
+    assert [r[0] for r in ran] == ["a", "b", "c", "e"]
+    assert all(r[1].startswith("cuzk-sort-ahead") for r in ran)
+    assert share.find(a, key) is sort_a and share.reserved() == 31  # now the kept sort
+    assert share.find(b, key) is None  # sorted ahead under 16 bits, asked under 20: dropped
+    assert share.find(b, key._replace(c=16)) is None
+    assert share.find(c, key) is None  # no room: the MSM sorts for itself
+    with pytest.raises(RuntimeError, match="illegal address"):
+        share.find(e, key)
+    assert share.find(d, key) is None  # its MSM began before a pass started it: dropped
+    share.queue(b, key, sort_of("b", sort_a), 5)
+    del b  # its owner ended before a pass started it
+    share.start_queued()
+    assert [r[0] for r in ran] == ["a", "b", "c", "e"] and share.reserved() == 0
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_proofs_msms_named_ahead_take_their_sorts_and_prove_the_same_bytes(name):
+    """With ``msm.sorts_ahead`` a proof's B·G2, A and Σl take the sorts the prover named ahead
+    (their msm_sort spans say kept), B·G1 B·G2's; H sorts for itself. The proof's bytes are
+    those of a proof with every sort done in its MSM, which verifies."""
+    from cuzk_core.circuits import PorepLite
+    from cuzk_core.groth16.prover import prove
+    from cuzk_core.groth16.setup import generate_parameters
+    from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
+    from cuzk_core.groth16.verifier import verify_proof
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    plugins = load_plugins()
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
+    circuit = PorepLite(challenges=3, depth=3)
+    key = generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=7)
+    proofs, kept = {}, {}
+    for ahead in (False, True):
+        timer = Timer(level=0)
+        changes = {"backend": name, "msm.share_sorts": ahead, "msm.sorts_ahead": ahead}
+        backend = plugins.backend(load_profile("h200", changes), timer)
+        result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=3)
+        assert verify_proof(key.vk, result.proof, result.public_inputs) == (True, "")
+        proofs[ahead] = result.proof.to_bytes()
+        sorts = [s for s in timer.spans if s.name == "msm_sort"]
+        kept[ahead] = {
+            phase.name: [s.attrs["kept"] for s in sorts if phase.start <= s.start <= phase.end]
+            for phase in timer.spans
+            if phase.is_phase and phase.name.startswith("msm_")
+        }
+    assert proofs[True] == proofs[False]
+    phases = ("msm_h", "msm_b_g2", "msm_b_g1", "msm_a", "msm_l")
+    assert kept[False] == {phase: [False] for phase in phases}
+    assert kept[True] == {"msm_h": [False], **{phase: [True] for phase in phases[1:]}}
 
 
 @pytest.mark.parametrize("name", PLUGINS)

@@ -168,6 +168,13 @@ class Gpu:
                 f"{self.name} backend: {what} failed: {type(exc).__name__}: {first_line}"
             ) from exc
 
+    def out_of_memory(self, exc: BaseException) -> bool:
+        """Whether ``exc`` says the device (or its library's pool) had no room."""
+        if isinstance(exc, MemoryError):  # CuPy's OutOfMemoryError is one
+            return True
+        named = type(exc).__name__ == "MemoryError" or "out of memory" in str(exc).lower()
+        return self.adapter.is_failure(exc) and named  # PyCUDA's driver MemoryError
+
     def cache(self, name: str) -> weakref.WeakKeyDictionary:
         """A per-device cache keyed weakly by host objects (matrices, resident bases)."""
         return self._caches.setdefault(name, weakref.WeakKeyDictionary())
@@ -235,13 +242,25 @@ class Gpu:
         """Wait for the device to finish queued work."""
         self.adapter.synchronize()
 
+    def mark(self) -> Any:
+        """An event recorded on the driver's stream after the work queued so far."""
+        event = self.adapter.event(timing=False)
+        event.record(self.adapter.stream())
+        return event
+
+    def wait_for(self, event: Any) -> None:
+        """Make the driver's later work (this thread's stream) wait for ``event``: nothing to
+        do on the legacy null stream (PyCUDA's), which runs after all earlier work anyway."""
+        stream = self.adapter.stream()
+        if stream is not None:
+            self.adapter.wait_event(stream, event)
+
     def overlap_host_work(self) -> None:
         """Run the calling thread's queued host work (:mod:`cuzk_core.host_work`) while the
         device is still busy with the work queued so far: called after a long launch."""
         if not queued_here():
             return
-        mark = self.adapter.event(timing=False)
-        mark.record(self.adapter.stream())
+        mark = self.mark()
         while_device_busy(lambda: not self.adapter.passed(mark))
 
     @contextlib.contextmanager

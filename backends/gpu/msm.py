@@ -423,6 +423,7 @@ def pippenger(
     table: bool = False,
     batch_lanes: int = 0,
     slot: SortSlot | None = None,
+    share: SortShare | None = None,
 ) -> np.ndarray | None:
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
@@ -430,7 +431,8 @@ def pippenger(
     With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
     window's digits go into one set of buckets and the one row returned is the whole sum.
     ``batch_lanes``: see :func:`batch_lanes_for`. With a ``slot``, the sort kept there for
-    these scalars is taken instead of sorting, else this pass's sort is kept there."""
+    these scalars is taken instead of sorting, else this pass's sort is kept there. A
+    ``share``'s queued sorts ahead start once this pass's sort has ended."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = per_window if table else windows * per_window
     found = None if slot is None else slot.share.find(slot.owner, slot.key)
@@ -440,6 +442,8 @@ def pippenger(
         )
         if slot is not None and found is None and sorted_ is not None:
             slot.share.keep(slot.owner, slot.key, sorted_)
+    if share is not None:  # beside this pass's bucket sums (bench/NOTES.md, round 36)
+        share.start_queued()
     if sorted_ is None:
         wait()  # nothing reads the bases, but their upload must end before they are freed
         return None
@@ -559,12 +563,14 @@ def _plan_passes(
     key_budget: int | None,
     upload_pieces: int,
     batch_lanes: int,
+    reserved: int = 0,
 ) -> tuple[int, int]:
     """Window bits and scalars per pass (:func:`plan_chunk`) on this device: ``window_bits``,
     or by size, where wide windows are kept only for passes of WIDE_WINDOW_POINTS that fit as
-    such (their buckets are many); refused up front when even one point cannot fit."""
+    such (their buckets are many); refused up front when even one point cannot fit. The free
+    memory counted leaves out ``reserved`` bytes (sorts ahead that may allocate beside)."""
     threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
-    free = gpu.free_bytes()
+    free = max(0, gpu.free_bytes() - reserved)
 
     def planned(c: int) -> tuple[int, int]:
         return plan_chunk(
@@ -669,9 +675,10 @@ def device_sums(
     is then not used), when that pass fits; else the plain passes over ``bases``. With
     ``batch_lanes`` not 0, passes large enough (:func:`batch_lanes_for`) sum their buckets in
     affine coordinates with up to that many lanes a thread. With a ``share``, the passes take
-    a sort it keeps for ``owner`` (the scalars' handle, None for other scalars) and, with auto
-    width where the groups' size rules differ, its width (G1's widths tie there: bench/
-    NOTES.md, round 35); else they leave their sort there.
+    a sort it keeps or sorted ahead for ``owner`` (the scalars' handle, None for other
+    scalars) and, with auto width where the groups' size rules differ, a kept sort's width
+    (G1's widths tie there: bench/NOTES.md, round 35); else they leave their sort there. Its
+    queued sorts ahead start once the first pass's own sort has ended.
     """
     n = scalars.shape[0]
     if n == 0:
@@ -690,15 +697,25 @@ def device_sums(
             key = SortKey(start, stop, c, signed, tab is not None, split_01)
             slot = SortSlot(share, owner, key)
         piece = scalars[start:stop]
-        args = (c, signed, split_01, timer, tab, batch_lanes, slot)
+        args = (c, signed, split_01, timer, tab, batch_lanes, slot, share)
         passes.append(_msm_pass(gpu, group, bases_chunk, piece, *args))
 
     passes: list[PassSums] = []
-    if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes):
+    reserved = 0 if share is None else share.reserved(owner)
+    if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes, reserved):
         one_pass(bases(0, n), 0, n, table.bits, table)
         return passes
     c, chunk = _plan_passes(
-        gpu, group, n, window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes
+        gpu,
+        group,
+        n,
+        window_bits,
+        signed,
+        streamed,
+        key_budget,
+        upload_pieces,
+        batch_lanes,
+        reserved,
     )
 
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
@@ -706,6 +723,38 @@ def device_sums(
 
     for_each_chunk(bases, n, chunk, compute)
     return passes
+
+
+AHEAD_FREE_SHARE = 4
+"""Sorts ahead are queued only while all of them need at most 1/AHEAD_FREE_SHARE of the
+device's free memory; passes planned while they are named leave their bytes out."""
+
+
+def sort_ahead_key(
+    gpu: Gpu,
+    group: Group,
+    n: int,
+    window_bits: int | None,
+    signed: bool,
+    split_01: bool,
+    batch_lanes: int,
+    reserved: int = 0,
+) -> tuple[SortKey, int] | None:
+    """The sort key of an MSM over n resident bases (no table, no infinity) that
+    :func:`device_sums` would plan as one pass now, and the sort's device bytes, when they fit
+    beside the passes before it with the ``reserved`` bytes of the sorts ahead already named
+    (AHEAD_FREE_SHARE); else None. A later plan that differs just finds no sort ahead."""
+    free = gpu.free_bytes()
+    threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
+    c = window_bits or auto_window_bits(group, n, signed)
+    chunk, _ = plan_chunk(
+        group, n, c, signed, False, None, free, threads, 1, batch_lanes, batch_threads
+    )
+    windows = window_count(c, signed)  # a word a digit, then an entry a digit; 3 words a group
+    sort_bytes = 8 * n * windows + 12 * windows * bucket_count(c, signed)
+    if chunk < n or (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:
+        return None
+    return SortKey(0, n, c, signed, False, split_01), sort_bytes
 
 
 def host_sum(group: Group, passes: list[PassSums], timer: Timer) -> Steps[Any]:
@@ -727,10 +776,16 @@ def host_sum(group: Group, passes: list[PassSums], timer: Timer) -> Steps[Any]:
 
 
 def _table_fits(
-    gpu: Gpu, group: Group, table: WindowTable, n: int, signed: bool, batch_lanes: int
+    gpu: Gpu,
+    group: Group,
+    table: WindowTable,
+    n: int,
+    signed: bool,
+    batch_lanes: int,
+    reserved: int = 0,
 ) -> bool:
     """Whether one pass over all n scalars with ``table`` fits: its entries in 31 bits, its
-    workspace on the device."""
+    workspace on the device beside ``reserved`` bytes."""
     if n * window_count(table.bits, signed) > MAX_ENTRIES:
         return False
     threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
@@ -738,7 +793,7 @@ def _table_fits(
         group, n, table.bits, signed, threads, True, batch_lanes, batch_threads
     )
     need = workspace + 32 * n
-    return need <= gpu.free_bytes()
+    return need + reserved <= gpu.free_bytes()
 
 
 def _msm_pass(
@@ -753,9 +808,11 @@ def _msm_pass(
     table: WindowTable | None = None,
     batch_lanes: int = 0,
     slot: SortSlot | None = None,
+    share: SortShare | None = None,
 ) -> PassSums:
     """One pass (a chunk of the bases, or all of them with their window table, whose bits
-    ``c`` then is) on the device, its sort found or left in ``slot``; its sums downloaded."""
+    ``c`` then is) on the device, its sort found or left in ``slot``, starting ``share``'s
+    queued sorts after its own; its sums downloaded."""
     coords, skip, wait = bases_chunk
     n = scalars.shape[0]
     ones = None
@@ -782,5 +839,6 @@ def _msm_pass(
             table=table is not None,
             batch_lanes=batch_lanes,
             slot=slot,
+            share=share,
         )
     return PassSums(None if ones is None else ones.get()[0], sums, c, table is not None)

@@ -5,8 +5,10 @@ can be kept for the next MSMs over the same scalars (:class:`SortShare`)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -115,21 +117,47 @@ class SortKey(NamedTuple):
     split_01: bool
 
 
+class _Queued(NamedTuple):
+    owner: weakref.ref
+    key: SortKey
+    sort: Callable[[], SortedDigits | None]
+    nbytes: int
+
+
+class _Ahead(NamedTuple):
+    owner: weakref.ref
+    key: SortKey
+    future: concurrent.futures.Future
+    nbytes: int
+
+
 class SortShare:
-    """One pass's sorted digits, kept past its MSM for later MSMs over the same scalars (a
-    proof's B·G1 and B·G2 take one handle): those skip their sort. Only for a handle's scalars
-    (nothing writes into them) and bases without points at infinity (whose skips would differ).
-    One sort is kept at a time: it goes when an MSM over other scalars begins, or with its
-    handle."""
+    """Sorted digits kept for later MSMs over the same scalars, which then skip their sort.
+
+    - A pass's sort, kept past its MSM (a proof's B·G1 and B·G2 take one handle): one at a
+      time, let go when an MSM over other scalars begins, or with its handle.
+    - Sorts ahead: the prover names MSMs it will ask for later (``cuzk_msm_ahead``). Their
+      sorts wait in a queue until a pass's own sort has ended, then run on a host thread of
+      their own (its own stream under CuPy) beside that pass's bucket sums. An MSM that takes
+      one waits for every sort ahead first, and the one it takes becomes the kept sort: so no
+      sort ahead allocates while an MSM's kernels still read memory another one freed.
+
+    Only for a handle's scalars (nothing writes into them) and bases without points at infinity
+    (whose skips would differ)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # the handles' weakref callbacks take it too
         self._kept: tuple[weakref.ref, SortKey, SortedDigits] | None = None
+        self._queued: list[_Queued] = []
+        self._ahead: list[_Ahead] = []
+        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
 
     def _owner_gone(self, ref: weakref.ref) -> None:
         with self._lock:
             if self._kept is not None and self._kept[0] is ref:
                 self._kept = None
+            self._queued = [q for q in self._queued if q.owner is not ref]
+            self._ahead = [a for a in self._ahead if a.owner is not ref]
 
     def begin(self, owner: object) -> None:
         """An MSM over ``owner``'s scalars begins: a sort of other scalars is let go before its
@@ -149,16 +177,62 @@ class SortShare:
         return key.c if whole and key.c in widths else None
 
     def find(self, owner: object, key: SortKey) -> SortedDigits | None:
-        """The sort kept for ``owner``'s scalars under ``key``, or None."""
+        """The sort kept or sorted ahead for ``owner``'s scalars under ``key``, or None. Sorts
+        ahead for ``owner`` are taken out (one under ``key`` becomes the kept sort), and so are
+        queued ones: its MSM has begun."""
         kept = self._kept
-        if kept is None or kept[0]() is not owner or kept[1] != key:
-            return None
-        return kept[2]
+        if kept is not None and kept[0]() is owner and kept[1] == key:
+            return kept[2]
+        with self._lock:
+            self._queued = [q for q in self._queued if q.owner() is not owner]
+            mine = [a for a in self._ahead if a.owner() is owner]
+            if not mine:
+                return None
+            self._ahead = [a for a in self._ahead if a.owner() is not owner]
+            others = [a.future for a in self._ahead]
+        concurrent.futures.wait([*others, *(a.future for a in mine)])
+        for ahead in mine:
+            sorted_ = ahead.future.result()  # a sort's failure is its MSM's (OOM: None)
+            if ahead.key == key and sorted_ is not None:
+                self.keep(owner, key, sorted_)
+                return sorted_
+        return None
 
     def keep(self, owner: object, key: SortKey, sorted_: SortedDigits) -> None:
         """Keep ``sorted_`` for later MSMs over ``owner``'s scalars, in place of any other."""
         with self._lock:
             self._kept = (weakref.ref(owner, self._owner_gone), key, sorted_)
+
+    def queue(
+        self,
+        owner: object,
+        key: SortKey,
+        sort: Callable[[], SortedDigits | None],
+        nbytes: int,
+    ) -> None:
+        """Sort ``owner``'s scalars under ``key`` by ``sort`` (``nbytes`` of device memory)
+        once a pass's own sort has ended: ``sort`` runs on the share's thread in its own device
+        scope, waits on the device for the scalars (an event recorded where they were made),
+        returns once its work is done, and None when the device had no room for it."""
+        with self._lock:
+            self._queued.append(_Queued(weakref.ref(owner, self._owner_gone), key, sort, nbytes))
+
+    def reserved(self, owner: object = None) -> int:
+        """Device bytes the sorts ahead (queued or begun, not taken) of other scalars than
+        ``owner``'s may allocate beside a pass."""
+        with self._lock:
+            entries = [*self._queued, *self._ahead]
+            return sum(e.nbytes for e in entries if e.owner() is not owner)
+
+    def start_queued(self) -> None:
+        """Start the queued sorts on the share's host thread (a pass's own sort has ended)."""
+        with self._lock:
+            queued, self._queued = [q for q in self._queued if q.owner() is not None], []
+            if queued and self._worker is None:
+                self._worker = concurrent.futures.ThreadPoolExecutor(1, "cuzk-sort-ahead")
+            for q in queued:
+                assert self._worker is not None
+                self._ahead.append(_Ahead(q.owner, q.key, self._worker.submit(q.sort), q.nbytes))
 
 
 class SortSlot(NamedTuple):

@@ -437,10 +437,59 @@ class GpuPlugin:
                 # Without page-locked memory the copies are synchronous: pieces would hide none.
                 settings.upload_pieces if ctx.profile.memory.pinning is not Pinning.NONE else 1,
                 settings.batch_lanes_g1 if group == "g1" else settings.batch_lanes_g2,
-                self.sorts if settings.share_sorts else None,
+                self.sorts if settings.share_sorts or settings.sorts_ahead else None,
                 scalars if isinstance(scalars, DeviceScalars) else None,
             )
         return msm.host_sum(msm.GROUPS[group], passes, ctx.timer)
+
+    @hookimpl
+    def cuzk_msm_ahead(
+        self,
+        ctx: BackendContext,
+        bases: Any,
+        scalars: Any,
+        window_bits: int | None,
+        label: str,
+        group: str,
+    ) -> bool | None:
+        """With ``msm.sorts_ahead``, queue the MSM's counting sort in the sort share, to run on
+        its host thread from the next pass's bucket sums on: for a handle's scalars over
+        resident bases without a table or points at infinity, planned as one pass that fits
+        (``msm.sort_ahead_key``)."""
+        settings = ctx.profile.msm
+        if not settings.sorts_ahead or not isinstance(scalars, DeviceScalars):
+            return None
+        plain = isinstance(bases, DeviceBases) and bases.skip is None and not bases.table_bits
+        if not plain or bases.group != group or bases.count != len(scalars):
+            return None
+        with self._device(ctx, f"MSM {label!r} ahead"):
+            signed, split_01 = settings.signed_digits, settings.split_01
+            lanes = settings.batch_lanes_g1 if group == "g1" else settings.batch_lanes_g2
+            ops, reserved = msm.GROUPS[group], self.sorts.reserved()
+            planned = msm.sort_ahead_key(
+                self.gpu, ops, len(scalars), window_bits, signed, split_01, lanes, reserved
+            )
+            if planned is None:
+                return None
+            key, nbytes = planned
+            words = self._scalars_on_device(ctx, scalars, label).view(np.uint32)
+            ready = self.gpu.mark()  # the scalars' gather, on this thread's stream
+
+        def sort() -> msm_sort.SortedDigits | None:
+            with self.gpu.scope():
+                try:
+                    self.gpu.wait_for(ready)
+                    skip = msm.split_ones(self.gpu, words, None)[1] if split_01 else None
+                    sorted_ = msm_sort.counting_sort(self.gpu, words, skip, key.c, signed, False)
+                    self.gpu.synchronize()
+                except Exception as exc:
+                    if self.gpu.out_of_memory(exc):
+                        return None  # no room beside the pass: the MSM sorts for itself
+                    raise
+                return sorted_
+
+        self.sorts.queue(scalars, key, sort, nbytes)
+        return True
 
     @hookimpl
     def cuzk_msm_g1(

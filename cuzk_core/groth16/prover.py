@@ -250,24 +250,33 @@ def prove(
             b_g2_future = pool.submit(msm_b_g2) if b_g2_backend is not backend else None
             # The sums may come back pending: the backend's host work for each (the GPU's
             # windows' combination) then runs beside the next MSM's device work. So Σl goes
-            # last, after B·G2 on this backend: the last MSM's host work has no device work
-            # left beside it, and Σl's is G1's (~1 ms at 2^20, B·G2's ~3) with no blinding
-            # term after it (s·A runs beside the B MSMs and Σl, r·B₁ beside Σl). B·G2 goes
-            # before B·G1: the two take the same scalars, and a backend that keeps a sort for
-            # later MSMs over them (msm.share_sorts) gives B·G1 B·G2's sort and width, which
-            # ties in G1 where the groups' size rules differ (bench/NOTES.md, round 35).
+            # last: the last MSM's host work has no device work left beside it, and Σl's is
+            # G1's (~1 ms at 2^20, B·G2's ~3) with no blinding term after it (r·B₁ runs beside
+            # A and Σl, s·A beside Σl). B·G2 goes right before B·G1: the two take the same
+            # scalars, and a backend that keeps a sort for later MSMs over them
+            # (msm.share_sorts) gives B·G1 B·G2's sort and width, which ties in G1 where the
+            # groups' size rules differ (bench/NOTES.md, round 35). Both go before A and Σl,
+            # whose sorts a backend may run ahead beside B·G2's (msm.sorts_ahead): a GPU's
+            # G2 pass leaves room for a sort, its G1 passes little (round 36).
+            l_scalars = witness[num_inputs:]  # one object: the hint names what the MSM gets
+            g1_msms = (
+                ("h", lambda: held.pop("h"), None),
+                ("b_g1", lambda: query_scalars.result()[1], assembly.sum_b_g1),
+                ("a", lambda: query_scalars.result()[0], assembly.sum_a),
+                ("l", lambda: l_scalars, None),
+            )
             results: dict[str, Pending[G1Affines]] = {}
             b_g2_sum: Pending[G2Affines] | None = None
-            for name, scalars, then in (
-                ("h", lambda: held.pop("h"), None),
-                ("a", lambda: query_scalars.result()[0], assembly.sum_a),
-                ("b_g1", lambda: query_scalars.result()[1], assembly.sum_b_g1),
-                ("l", lambda: witness[num_inputs:], None),
-            ):
+            later = LaterMsms(backend, bases, query_scalars, l_scalars, b_g2_future is None)
+            for name, scalars, then in g1_msms:
+                if name == "b_g1":
+                    later.name_a_and_l()
                 if name == "b_g1" and b_g2_future is None:
                     b_g2_sum = msm_b_g2()
                     progress.step("msm_b_g2")
                 with phase(f"msm_{name}"):
+                    if name == "h":
+                        later.name_b()
                     results[name] = backend.msm_g1_pending(bases[name], scalars(), name)
                 if then is not None:
                     then(results[name])
@@ -291,6 +300,38 @@ def prove(
     progress.step("unpin")
     circuit_rows = matrices.num_constraints - num_inputs
     return ProofResult(proof, limbs_to_ints(np.asarray(witness[1:num_inputs])), circuit_rows)
+
+
+@attrs.define
+class LaterMsms:
+    """The proof's later MSMs named to a backend that can start their scalar work ahead
+    (``cuzk_msm_ahead``) when the profile asks (``msm.sorts_ahead``): B's beside H's device
+    work, A's and Σl's beside B's."""
+
+    backend: Backend
+    bases: dict[str, Any]
+    query_scalars: Any
+    """The A and B query scalars' future (their gather runs on this thread when first asked)."""
+    l_scalars: Any
+    b_g2_here: bool
+    """Whether B·G2 runs on ``backend`` (then B's MSM after H is B·G2's, else B·G1's)."""
+
+    def _wanted(self) -> bool:  # else the A/B gather stays where the first MSM asks for it
+        msm = self.backend.ctx.profile.msm
+        return msm.sorts_ahead and self.backend.implements("cuzk_msm_ahead")
+
+    def name_b(self) -> None:
+        """Before H's MSM: B's."""
+        if self._wanted():
+            b_scalars = self.query_scalars.result()[1]
+            name, group = ("b_g2", "g2") if self.b_g2_here else ("b_g1", "g1")
+            self.backend.msm_ahead(self.bases[name], b_scalars, name, group)
+
+    def name_a_and_l(self) -> None:
+        """Before B's MSMs: A's and Σl's."""
+        if self._wanted():
+            self.backend.msm_ahead(self.bases["a"], self.query_scalars.result()[0], "a", "g1")
+            self.backend.msm_ahead(self.bases["l"], self.l_scalars, "l", "g1")
 
 
 def _release(backend: Backend, bases: dict, pinned: object) -> None:

@@ -176,6 +176,52 @@ def check_msm_scalars(
         same_point(msm_of(backend, group, bases, got[rows]), expect, f"{what}: an MSM over it")
 
 
+def _msm_ahead(checked: Subject, rng: random.Random) -> str | None:
+    """MSMs named ahead (``cuzk_msm_ahead``) over gathered scalars, then an MSM named nowhere,
+    the named ones in another order (one with other window bits, one twice over the same
+    scalars in both groups) and one named but never asked for: every sum is the reference's,
+    and every hint returns a bool."""
+    changes = {
+        "msm.sorts_ahead": True,
+        "msm.share_sorts": True,
+        "msm.split_01": True,
+        "memory.key_storage": "device",
+    }
+    backend = checked.backend(**changes)
+    if not backend.implements("cuzk_msm_ahead"):
+        return NOT_IMPLEMENTED
+    n = 48
+    values = ints_to_limbs(SCALAR_KINDS["mixed"](rng, 2 * n))
+    rows = [np.arange(n), np.arange(n, 2 * n), np.arange(0, 2 * n, 2)]
+    handles = backend.gather_scalars(values, rows, "conformance")
+    ints = [limbs_to_ints(values[r]) for r in rows]
+    points = {group: random_points(group, rng, n) for group in GROUPS}
+    bases = {g: backend.upload(GROUPS[g][2].from_points(points[g]), "conformance") for g in GROUPS}
+    try:
+        named = [
+            backend.msm_ahead(bases["g2"], handles[0], "b_g2", "g2"),
+            backend.msm_ahead(bases["g1"], handles[1], "a", "g1"),
+            backend.msm_ahead(bases["g1"], handles[2], "l", "g1"),  # never asked for
+        ]
+        if not all(isinstance(t, bool) for t in named):
+            raise CheckFailed(f"msm_ahead returned {named}, expected bools")
+        plain = ints_to_limbs(SCALAR_KINDS["mixed"](rng, n))
+        asked = [
+            ("g1", plain, limbs_to_ints(plain), None, "scalars named nowhere"),
+            ("g2", handles[0], ints[0], None, "scalars named for G2"),
+            ("g1", handles[0], ints[0], None, "the G2 MSM's scalars again, in G1"),
+            ("g1", handles[1], ints[1], 5, "scalars named, asked with 5-bit windows"),
+        ]
+        for group, scalars, want_ints, window_bits, what in asked:
+            want = expected_msm(checked, group, points[group], want_ints)
+            got = msm_of(backend, group, bases[group], scalars, window_bits)
+            same_point(got, want, f"{n} points, {what}")
+    finally:
+        for handle in bases.values():
+            backend.release(handle)
+    return None
+
+
 # ---------------------------------------------------------------- fixed base (optional hooks)
 
 
@@ -265,3 +311,4 @@ def checks() -> Iterator[Check]:
         decode = partial(_decode_snarkjs_points, group)
         yield Check("cuzk_decode_snarkjs_points", f"{group}-random-and-edges", decode)
     yield Check("cuzk_gather_scalars", "host-returned-and-witness", _gather_scalars)
+    yield Check("cuzk_msm_ahead", "named-then-asked-in-another-order", _msm_ahead)

@@ -26,6 +26,7 @@ PROFILES: dict[str, dict[str, Any]] = {
     "h200-like": {
         "msm.split_01": True,
         "msm.share_sorts": True,
+        "msm.sorts_ahead": True,
         "memory.pinning": "pool",
         "memory.key_storage": "device",
         "memory.pool_mib": 8,
