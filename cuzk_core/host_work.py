@@ -57,9 +57,11 @@ def drained(steps: Steps[T]) -> T:
 
 class _Later(Generic[T]):
     """``fn(*args)``, computed once, by :meth:`step` or by the first :meth:`result`; a
-    :data:`Steps` generator function one step per :meth:`step`."""
+    :data:`Steps` generator function one step per :meth:`step`. Threads that ask at once take
+    turns (a proof's query scalars are asked for by B·G2's thread and the prover's)."""
 
     def __init__(self, fn: Callable[..., Any], args: tuple, stepwise: bool) -> None:
+        self._lock = threading.Lock()
         self._work: tuple[Callable[..., Any], tuple] | None = (fn, args)
         self._stepwise = stepwise
         self._steps: Steps[T] | None = None
@@ -70,6 +72,10 @@ class _Later(Generic[T]):
     def step(self) -> bool:
         """Do the next step (all the work, unless stepwise); whether the work is done. An
         exception is kept for :meth:`result`."""
+        with self._lock:
+            return self._step()
+
+    def _step(self) -> bool:
         if self._done:
             return True
         try:

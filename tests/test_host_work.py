@@ -4,6 +4,8 @@ and on demand for whatever is left."""
 from __future__ import annotations
 
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import py_ecc_oracle
 import pytest
@@ -101,6 +103,26 @@ def test_deferred_work_runs_only_when_asked_for():
     later = Deferred().submit(piece, "x")
     assert ran == []
     assert later.result() == "X" and later.result() == "X" and ran == ["x"]
+
+
+def test_deferred_work_asked_for_by_two_threads_at_once_runs_once():
+    """A proof's query scalars: B·G2's thread and the prover's may ask at the same moment."""
+    calls: list[str] = []
+    started = threading.Event()
+
+    def slow(word: str) -> str:
+        calls.append(word)
+        started.set()
+        time.sleep(0.05)  # the other thread asks meanwhile
+        return word.upper()
+
+    later = Deferred().submit(slow, "x")
+    with ThreadPoolExecutor(1) as pool:
+        other = pool.submit(later.result)
+        started.wait(5)
+        assert later.result() == "X"
+        assert other.result() == "X"
+    assert calls == ["x"]
 
 
 def test_stepwise_work_runs_a_step_per_busy_check_and_returns_its_value():
