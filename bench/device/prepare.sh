@@ -13,6 +13,10 @@
 # ref's commands outside the tree's root, where `python -m` would import this tree's cuzk_core.
 # Logs go to $PREPARE_LOG (default /tmp/prepare.log).
 # The copy has no .git: export CUZK_COMMIT=<the commit copied> so bench results name it.
+# PREPARE_WHEELS=DIR: wheels there go into /tmp/site too, e.g. gmpy2's, which the cupy and
+# pycuda extras install for users and the machine lacks (without it the GPU MSMs' windows'
+# combination runs on Python's ints, ~2x slower: `pip download gmpy2 --only-binary=:all:
+# --no-deps --python-version 3.12 --platform manylinux2014_x86_64 -d DIR` here).
 shared=${1:?usage: source bench/device/prepare.sh SHARED [REF_TARBALL]}
 ref_tarball=${2:-}
 prepare_log=${PREPARE_LOG:-/tmp/prepare.log}
@@ -34,6 +38,10 @@ wait_pycuda() { # PyCUDA's build, if this call started one; its last line either
 mkdir -p /tmp/site
 if [ ! -d /tmp/site/py_ecc ]; then
     python3 -m pip install -q --no-index --no-deps --target /tmp/site "$shared"/test-wheels/*.whl >> "$prepare_log" 2>&1
+fi
+if [ -n "${PREPARE_WHEELS:-}" ]; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site "$PREPARE_WHEELS"/*.whl >> "$prepare_log" 2>&1 ||
+        echo "prepare: installing $PREPARE_WHEELS's wheels failed (see $prepare_log)" >&2
 fi
 pycuda_build=
 if ! ls /tmp/site/pycuda/_driver*.so > /dev/null 2>&1; then
