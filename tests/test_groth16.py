@@ -319,6 +319,25 @@ def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, mo
     assert len(released) == 5 and len(unpinned) == 1  # h, l, a, b_g1, b_g2 and the pinning
 
 
+def test_a_failing_upload_releases_the_uploads_before_it_and_unpins(cpu, cube_key, monkeypatch):
+    released, unpinned, uploaded = [], [], []
+    upload = cpu.upload
+
+    def third_fails(points, purpose):
+        if len(uploaded) == 2:
+            raise RuntimeError("out of device memory (test)")
+        uploaded.append(upload(points, purpose))
+        return uploaded[-1]
+
+    monkeypatch.setattr(cpu, "upload", third_fails)
+    monkeypatch.setattr(cpu, "release", lambda handle: released.append(handle))
+    monkeypatch.setattr(cpu, "unpin", lambda handle: unpinned.append(handle))
+    with pytest.raises(RuntimeError, match="out of device memory"):
+        prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=1)
+    assert len(released) == 2 and all(r is u for r, u in zip(released, uploaded, strict=True))
+    assert len(unpinned) == 1
+
+
 @pytest.mark.parametrize("name", ["cpu", "fastcpu", "cupy", "pycuda"])
 def test_setup_scalings_on_a_backend_are_field_products(name):
     """The QAP's scalings and powers through the backend's quotient hook: values·factor mod r

@@ -213,8 +213,15 @@ def prove(
     queries = {"h": pk.h, "a": pk.a, "b_g1": pk.b_g1, "l": pk.l}  # uploaded in the MSMs' order
     with phase("pin"):
         pinned = backend.pin([q.coords for q in queries.values()], "params")
-        bases = {name: backend.upload(points, name) for name, points in queries.items()}
-        bases["b_g2"] = b_g2_backend.upload(pk.b_g2, "b_g2")
+        bases: dict[str, Any] = {}
+        try:
+            for name, points in queries.items():
+                bases[name] = backend.upload(points, name)
+            bases["b_g2"] = b_g2_backend.upload(pk.b_g2, "b_g2")
+        except BaseException:
+            with contextlib.suppress(Exception):  # the upload's own error is the one to report
+                _release(backend, bases, pinned)
+            raise
     progress.step("pin")
 
     try:
