@@ -1188,11 +1188,10 @@ def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
     assert [r[0] for r in ran] == ["a", "b", "c", "e"] and share.reserved() == 0
 
 
-@pytest.mark.parametrize("name", PLUGINS)
-def test_a_proofs_msms_named_ahead_take_their_sorts_and_prove_the_same_bytes(name):
-    """With ``msm.sorts_ahead`` a proof's B·G2, A and Σl take the sorts the prover named ahead
-    (their msm_sort spans say kept), B·G1 B·G2's; H sorts for itself. The proof's bytes are
-    those of a proof with every sort done in its MSM, which verifies."""
+def _proofs_and_kept_sorts(name: str, changes: dict[bool, dict]) -> tuple[dict, dict]:
+    """A small PorepLite proof on GPU backend ``name`` under h200 with each of ``changes``
+    (by key), verified: its bytes and, per MSM phase, whether each msm_sort span in it took a
+    kept sort."""
     from cuzk_core.circuits import PorepLite
     from cuzk_core.groth16.prover import prove
     from cuzk_core.groth16.setup import generate_parameters
@@ -1208,19 +1207,28 @@ def test_a_proofs_msms_named_ahead_take_their_sorts_and_prove_the_same_bytes(nam
     circuit = PorepLite(challenges=3, depth=3)
     key = generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=7)
     proofs, kept = {}, {}
-    for ahead in (False, True):
+    for on, change in changes.items():
         timer = Timer(level=0)
-        changes = {"backend": name, "msm.share_sorts": ahead, "msm.sorts_ahead": ahead}
-        backend = plugins.backend(load_profile("h200", changes), timer)
+        backend = plugins.backend(load_profile("h200", {"backend": name, **change}), timer)
         result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=3)
         assert verify_proof(key.vk, result.proof, result.public_inputs) == (True, "")
-        proofs[ahead] = result.proof.to_bytes()
+        proofs[on] = result.proof.to_bytes()
         sorts = [s for s in timer.spans if s.name == "msm_sort"]
-        kept[ahead] = {
+        kept[on] = {
             phase.name: [s.attrs["kept"] for s in sorts if phase.start <= s.start <= phase.end]
             for phase in timer.spans
             if phase.is_phase and phase.name.startswith("msm_")
         }
+    return proofs, kept
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_proofs_msms_named_ahead_take_their_sorts_and_prove_the_same_bytes(name):
+    """With ``msm.sorts_ahead`` a proof's B·G2, A and Σl take the sorts the prover named ahead
+    (their msm_sort spans say kept), B·G1 B·G2's; H sorts for itself. The proof's bytes are
+    those of a proof with every sort done in its MSM, which verifies."""
+    changes = {on: {"msm.share_sorts": on, "msm.sorts_ahead": on} for on in (False, True)}
+    proofs, kept = _proofs_and_kept_sorts(name, changes)
     assert proofs[True] == proofs[False]
     phases = ("msm_h", "msm_b_g2", "msm_b_g1", "msm_a", "msm_l")
     assert kept[False] == {phase: [False] for phase in phases}
@@ -1232,35 +1240,9 @@ def test_b_g1_takes_b_g2s_sort_and_proves_the_same_bytes(name):
     """With ``msm.share_sorts`` a proof's B·G1 takes the sort B·G2 kept for their common
     scalars (its msm_sort span says so; no other MSM's does), and the proof's bytes are those
     of a proof with every sort done fresh, which verifies."""
-    from cuzk_core.circuits import PorepLite
-    from cuzk_core.groth16.prover import prove
-    from cuzk_core.groth16.setup import generate_parameters
-    from cuzk_core.groth16.sources import LoadedKey, NativeCircuit
-    from cuzk_core.groth16.verifier import verify_proof
-
-    plugin = PLUGINS[name]
-    info = plugin.cuzk_backend_info()
-    if not info.available:
-        pytest.skip(f"{name} cannot run here: {info.reason}")
-    plugins = load_plugins()
-    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
-    circuit = PorepLite(challenges=3, depth=3)
-    key = generate_parameters(NativeCircuit(circuit).assign(cpu).matrices, seed=7)
-    proofs, kept = {}, {}
-    for share in (False, True):
-        timer = Timer(level=0)
-        # the sorts ahead (on in h200) would hand every named MSM a sort: the share alone here
-        changes = {"backend": name, "msm.share_sorts": share, "msm.sorts_ahead": False}
-        backend = plugins.backend(load_profile("h200", changes), timer)
-        result = prove(backend, NativeCircuit(circuit), LoadedKey(key), seed=3)
-        assert verify_proof(key.vk, result.proof, result.public_inputs) == (True, "")
-        proofs[share] = result.proof.to_bytes()
-        sorts = [s for s in timer.spans if s.name == "msm_sort"]
-        kept[share] = {
-            phase.name: [s.attrs["kept"] for s in sorts if phase.start <= s.start <= phase.end]
-            for phase in timer.spans
-            if phase.is_phase and phase.name.startswith("msm_")
-        }
+    # the sorts ahead (on in h200) would hand every named MSM a sort: the share alone here
+    changes = {on: {"msm.share_sorts": on, "msm.sorts_ahead": False} for on in (False, True)}
+    proofs, kept = _proofs_and_kept_sorts(name, changes)
     assert proofs[True] == proofs[False]
     fresh = {phase: [False] for phase in ("msm_h", "msm_a", "msm_b_g2", "msm_b_g1", "msm_l")}
     assert kept[False] == fresh
