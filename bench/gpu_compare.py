@@ -41,7 +41,7 @@ from cuzk_core.plugins import load_plugins
 from cuzk_core.profile import load_profile
 from cuzk_core.timing import Timer
 
-GPU_PHASES = ("ntt_h", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2")
+GPU_PHASES = ("ntt_h", "msm_h", "msm_b_g2", "msm_b_g1", "msm_a", "msm_l")
 """The prover's phases that run on the device (pin, synthesis and assembly excluded)."""
 
 

@@ -32,10 +32,10 @@ PHASES = (
     "pin",
     "ntt_h",
     "msm_h",
-    "msm_l",
-    "msm_a",
-    "msm_b_g1",
     "msm_b_g2",
+    "msm_b_g1",
+    "msm_a",
+    "msm_l",
     "assemble",
     "unpin",
 )

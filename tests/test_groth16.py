@@ -316,7 +316,7 @@ def test_a_failing_phase_still_releases_the_uploads_and_unpins(cpu, cube_key, mo
     monkeypatch.setattr(cpu, "msm_g1_pending", msm_fails)
     with pytest.raises(RuntimeError, match="device lost"):
         prove(cpu, NativeCircuit(CubeCircuit(3)), LoadedKey(cube_key), seed=1)
-    assert len(released) == 5 and len(unpinned) == 1  # h, l, a, b_g1, b_g2 and the pinning
+    assert len(released) == 5 and len(unpinned) == 1  # h, a, b_g1, l, b_g2 and the pinning
 
 
 def test_a_failing_upload_releases_the_uploads_before_it_and_unpins(cpu, cube_key, monkeypatch):
