@@ -211,20 +211,16 @@ def prove(
 
     b_g2_backend = backend.b_g2
     queries = {"h": pk.h, "a": pk.a, "b_g1": pk.b_g1, "l": pk.l}  # uploaded in the MSMs' order
-    with phase("pin"):
-        pinned = backend.pin([q.coords for q in queries.values()], "params")
-        bases: dict[str, Any] = {}
-        try:
+    bases: dict[str, Any] = {}
+    pinned = None
+    try:  # a failing step releases what the steps before it uploaded and pinned
+        with phase("pin"):
+            pinned = backend.pin([q.coords for q in queries.values()], "params")
             for name, points in queries.items():
                 bases[name] = backend.upload(points, name)
             bases["b_g2"] = b_g2_backend.upload(pk.b_g2, "b_g2")
-        except BaseException:
-            with contextlib.suppress(Exception):  # the upload's own error is the one to report
-                _release(backend, bases, pinned)
-            raise
-    progress.step("pin")
+        progress.step("pin")
 
-    try:
         # The blinding terms are host work on this thread (cuzk_core.host_work): an accelerated
         # backend runs them while its device computes, a CPU backend's phases use the host, so
         # there they wait until asked for (in assemble). The A and B query scalars go to a host
@@ -342,10 +338,12 @@ class LaterMsms:
 
 
 def _release(backend: Backend, bases: dict, pinned: object) -> None:
-    """Free the proof's uploads (each by the backend that made it) and undo its pinning."""
+    """Free the proof's uploads (each by the backend that made it) and undo its pinning (None:
+    nothing was pinned)."""
     for name, handle in bases.items():
         (backend.b_g2 if name == "b_g2" else backend).release(handle)
-    backend.unpin(pinned)
+    if pinned is not None:
+        backend.unpin(pinned)
 
 
 def phase_span(
