@@ -371,7 +371,7 @@ class _PlanningDevice:
 def test_wide_windows_only_for_passes_that_are_large_and_fit(group):
     """Passes of WIDE_WINDOW_POINTS or more take the wide windows when their many buckets fit;
     a device too small for them, or an upload in smaller pieces, keeps 16 bits; a width the
-    profile names is kept at any size."""
+    profile names is kept at any size. A sort ahead plans the width its MSM will take."""
     wide, n = msm.WIDE_WINDOW_BITS, msm.WIDE_WINDOW_POINTS[group.name]
     assert msm.auto_window_bits(group, n - 1, True) == 16
     assert msm.auto_window_bits(group, n, True) == wide
@@ -384,6 +384,9 @@ def test_wide_windows_only_for_passes_that_are_large_and_fit(group):
     assert chunk == n and need < need_wide
     tight = _PlanningDevice(need)  # room for 16 bits' buckets, not for 20 bits'
     assert msm._plan_passes(tight, *args) == (16, n)
+    for device, bits in ((roomy, wide), (_PlanningDevice(need_wide - 1), 16)):
+        planned = msm.sort_ahead_key(device, group, n, None, True, True, 256)
+        assert planned is not None and planned[0].c == bits, (device.free, planned)
     pieces = (group, 1 << 24, None, True, True, None, 2, 256)  # two uploads of 2^23 points
     assert msm._plan_passes(roomy, *pieces) == (16, 1 << 23)
     assert msm._plan_passes(roomy, group, n - 1, None, True, False, None, 1, 256)[0] == 16

@@ -565,12 +565,32 @@ def _plan_passes(
     batch_lanes: int,
     reserved: int = 0,
 ) -> tuple[int, int]:
-    """Window bits and scalars per pass (:func:`plan_chunk`) on this device: ``window_bits``,
-    or by size, where wide windows are kept only for passes of WIDE_WINDOW_POINTS that fit as
-    such (their buckets are many); refused up front when even one point cannot fit. The free
-    memory counted leaves out ``reserved`` bytes (sorts ahead that may allocate beside)."""
-    threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
+    """Window bits and scalars per pass (:func:`_pass_plan`) on this device, its free memory
+    less ``reserved`` bytes (sorts ahead that may allocate beside); refused up front when even
+    one point cannot fit."""
     free = max(0, gpu.free_bytes() - reserved)
+    args = (window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes, free)
+    c, chunk, need = _pass_plan(gpu, group, n, *args)
+    gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
+    return c, chunk
+
+
+def _pass_plan(
+    gpu: Gpu,
+    group: Group,
+    n: int,
+    window_bits: int | None,
+    signed: bool,
+    streamed: bool,
+    key_budget: int | None,
+    upload_pieces: int,
+    batch_lanes: int,
+    free: int,
+) -> tuple[int, int, int]:
+    """Window bits, scalars per pass and a pass's device bytes (:func:`plan_chunk`) in
+    ``free`` bytes: ``window_bits``, or by size, where wide windows are kept only for passes
+    of WIDE_WINDOW_POINTS that fit as such (their buckets are many)."""
+    threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
 
     def planned(c: int) -> tuple[int, int]:
         return plan_chunk(
@@ -593,8 +613,7 @@ def _plan_passes(
     if window_bits is None and c == WIDE_WINDOW_BITS and chunk < wide_from:
         c = auto_window_bits(group, wide_from - 1, signed)  # the width below the wide one
         chunk, need = planned(c)
-    gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
-    return c, chunk
+    return c, chunk, need
 
 
 class BaseChunk(NamedTuple):
@@ -745,11 +764,7 @@ def sort_ahead_key(
     beside the passes before it with the ``reserved`` bytes of the sorts ahead already named
     (AHEAD_FREE_SHARE); else None. A later plan that differs just finds no sort ahead."""
     free = gpu.free_bytes()
-    threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
-    c = window_bits or auto_window_bits(group, n, signed)
-    chunk, _ = plan_chunk(
-        group, n, c, signed, False, None, free, threads, 1, batch_lanes, batch_threads
-    )
+    c, chunk, _ = _pass_plan(gpu, group, n, window_bits, signed, False, None, 1, batch_lanes, free)
     windows = window_count(c, signed)  # a word a digit, then an entry a digit; 3 words a group
     sort_bytes = 8 * n * windows + 12 * windows * bucket_count(c, signed)
     if chunk < n or (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:
