@@ -5,7 +5,8 @@ Each witness variant is a kernel (``witness_levels`` or ``witness_blocks``, back
 witness.py's schedules) and a set of defines for r1cs/witness.cu (see its tuning macros, and
 ``WITNESS_SBOX_CHAINS``, which only the host reads: backends/gpu/witness.py); each
 products variant is r1cs/spmv.cu's ``SPMV_LANES``, timed over A·z, B·z and C·z of the proving
-matrices. Variants run alternating, ``--runs`` rounds after one warm-up, each timed with CUDA
+matrices as the prover makes them (A's rows that are B's copied from B·z) and with every row
+summed. Variants run alternating, ``--runs`` rounds after one warm-up, each timed with CUDA
 events around its kernels (inputs already on the device), and each variant's results must
 equal the first one's bit for bit.
 
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{name:48} {median:10.2f} {min(values):8.2f} {max(values):8.2f} {per_level:9.2f}"
             f" {lanes_run[name]:5}"
         )
-    lane_rows = {f"SPMV_LANES={k}": _stats(v) for k, v in products.items()}
+    lane_rows = {name: _stats(v) for name, v in products.items()}
     for name, row in lane_rows.items():
         print(f"{'A·z, B·z, C·z, ' + name:48} {row['median_ms']:10.2f} {row['min_ms']:8.2f}")
     if args.out:
@@ -197,25 +198,31 @@ def _stats(values: list[float]) -> dict[str, object]:
 
 def _time_lanes(
     gpu: Any, clock: EventClock, matrices: Any, z_mont: Any, lanes: list[int], runs: int
-) -> dict[int, list[float]] | None:
-    """ms of the three products per ``SPMV_LANES`` value, alternating, after a warm-up round whose
-    results must agree across the values (None, said on stderr, when they do not)."""
-    times: dict[int, list[float]] = {k: [] for k in lanes}
+) -> dict[str, list[float]] | None:
+    """ms of the three products per ``SPMV_LANES`` value, as the prover makes them and with
+    every row summed, alternating, after a warm-up round whose results must agree across the
+    variants (None, said on stderr, when they do not)."""
+    a, b, c = matrices.a, matrices.b, matrices.c
+    forms = {
+        "": lambda: field.r1cs_products(gpu, a, b, c, z_mont),
+        ", every row": lambda: [field.spmv(gpu, m, z_mont) for m in (a, b, c)],
+    }
+    times: dict[str, list[float]] = {f"SPMV_LANES={k}{f}": [] for k in lanes for f in forms}
     first: list[np.ndarray] | None = None
     for round_ in range(runs + 1):
         for k in lanes:
             gpu.defines["r1cs/spmv.cu"] = {"SPMV_LANES": k}
-            out, ms = clock.time(
-                lambda: [field.spmv(gpu, m, z_mont) for m in (matrices.a, matrices.b, matrices.c)]
-            )
-            if round_ == 0:
-                got = [x.get() for x in out]
-                first = first or got
-                if any(not np.array_equal(g, f) for g, f in zip(got, first, strict=True)):
-                    print(f"SPMV_LANES={k}: different products", file=sys.stderr)
-                    return None
-            else:
-                times[k].append(ms)
+            for form, products in forms.items():
+                out, ms = clock.time(products)
+                name = f"SPMV_LANES={k}{form}"
+                if round_ == 0:
+                    got = [x.get() for x in out]
+                    first = first or got
+                    if any(not np.array_equal(g, f) for g, f in zip(got, first, strict=True)):
+                        print(f"{name}: different products", file=sys.stderr)
+                        return None
+                else:
+                    times[name].append(ms)
     gpu.defines.pop("r1cs/spmv.cu", None)
     return times
 

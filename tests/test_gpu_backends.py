@@ -12,6 +12,7 @@ import weakref
 from pathlib import Path
 from types import SimpleNamespace
 
+import attrs
 import numpy as np
 import pytest
 
@@ -1021,6 +1022,54 @@ def test_r1cs_products_with_threads_sharing_a_row_are_the_reference(monkeypatch,
     cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
     rng = random.Random(lanes)
     matrices = random_r1cs(rng, 301, 50)
+    z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
+    got, want = gpu_backend.evaluate_r1cs(matrices, z), cpu.evaluate_r1cs(matrices, z)
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(np.asarray(g), w)
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize("lanes", [1, 2, 32])
+def test_a_rows_that_are_b_rows_are_copied_from_b_and_give_the_reference(monkeypatch, name, lanes):
+    """The rows A holds entry for entry as B (found on the device, against numpy's row
+    comparison; a row differing in one coefficient or one column is not one of them) take B·z's
+    value, and A·z, B·z, C·z stay the CPU reference's; matrices without such rows need no
+    mask."""
+    from cuzk_backend_gpu import field
+    from cuzk_core.conformance.inputs import random_r1cs
+    from cuzk_core.r1cs import SparseMatrix
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", {"SPMV_LANES": lanes})
+    rng = random.Random(lanes)
+    matrices = random_r1cs(rng, 301, 50)
+    a, b = matrices.a, matrices.b
+    a_rows, b_rows = list(a.rows()), list(b.rows())
+    last_col = b.num_cols - 1
+    k = next(
+        i for i, row in enumerate(a_rows) if row and row == b_rows[i] and row[-1][0] < last_col
+    )
+    b_rows[k] = [*b_rows[k][:-1], (b_rows[k][-1][0] + 1, b_rows[k][-1][1])]  # a column moved
+    b = SparseMatrix.from_rows(b_rows, b.num_cols)
+    matrices = attrs.evolve(matrices, b=b)
+    want_same = np.array([x == y for x, y in zip(a_rows, b.rows(), strict=True)])
+    assert 50 < want_same.sum() < 150 and not want_same[k]
+    assert any(
+        x != y and len(x) == len(y) and x[:-1] == y[:-1]
+        for x, y in zip(a_rows, b_rows, strict=True)
+    )
+    with plugin.gpu.scope():
+        same = field.rows_equal(plugin.gpu, a, b)
+        assert same is not None and np.array_equal(same.get().astype(bool), want_same)
+        assert field.rows_equal(plugin.gpu, a, b) is same  # once per pair
+        unlike = SparseMatrix.from_rows([[(0, 7), (last_col, 7)]] * a.num_rows, b.num_cols)
+        assert field.rows_equal(plugin.gpu, a, unlike) is None
+    plugins = load_plugins()
+    gpu_backend = plugins.backend(load_profile("h200", {"backend": name}), Timer(level=0))
+    cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
     z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
     got, want = gpu_backend.evaluate_r1cs(matrices, z), cpu.evaluate_r1cs(matrices, z)
     for g, w in zip(got, want, strict=True):

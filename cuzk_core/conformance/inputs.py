@@ -176,19 +176,27 @@ def snarkjs_point_rows(group: str, rng: random.Random, n: int) -> np.ndarray:
 # ---------------------------------------------------------------- R1CS
 
 
-def _random_matrix(rng: random.Random, rows: int, cols: int) -> SparseMatrix:
+def _random_rows(rng: random.Random, rows: int, cols: int) -> list[list[tuple[int, int]]]:
     coeffs = (1, 2, R - 1, R - 2)
     entries = []
     for row in range(rows):
         width = 0 if row % 7 == 6 else rng.choice([0, 1, 2, 3, 8, 64])
         picks = sorted(rng.sample(range(cols), min(cols, width)))
         entries.append([(col, rng.choice([*coeffs, rng.randrange(1, R)])) for col in picks])
-    return SparseMatrix.from_rows(entries, cols)
+    return entries
 
 
 def random_r1cs(rng: random.Random, rows: int, cols: int) -> R1CSMatrices:
-    """Random sparse A, B, C (``rows`` × ``cols``, two inputs): empty, short and dense rows."""
-    a, b, c = (_random_matrix(rng, rows, cols) for _ in range(3))
+    """Random sparse A, B, C (``rows`` × ``cols``, two inputs): empty, short and dense rows.
+    A third of B's rows are A's (x·x constraints), and a few differ from A's in one
+    coefficient only."""
+    a_rows, b_rows, c_rows = (_random_rows(rng, rows, cols) for _ in range(3))
+    for row in range(1, rows, 3):
+        b_rows[row] = list(a_rows[row])
+        if row % 4 == 0 and b_rows[row]:
+            col, coeff = b_rows[row][-1]
+            b_rows[row][-1] = (col, coeff % (R - 1) + 1)  # another nonzero coefficient
+    a, b, c = (SparseMatrix.from_rows(m, cols) for m in (a_rows, b_rows, c_rows))
     return R1CSMatrices(num_inputs=2, num_aux=cols - 2, num_constraints=rows, a=a, b=b, c=c)
 
 
