@@ -17,11 +17,12 @@ static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES -
 
 // coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
 // coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
-// With `same` (else null), a row it marks is not summed: its product is copied from `other`,
-// the product of another matrix whose row is the same (A's x·x rows are B's: r1cs_rows_equal).
+// With `same` (else null), a row it marks is not summed: its product is copied from
+// `copy_from`, the product of another matrix whose row is the same (A's x·x rows are B's:
+// r1cs_rows_equal).
 extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
                                      const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
-                                     uint64_t rows, const uint8_t* same, const fr_t* other) {
+                                     uint64_t rows, const uint8_t* same, const fr_t* copy_from) {
     const uint64_t thread = global_thread();
     const uint64_t row = thread / SPMV_LANES;
     const int lane = static_cast<int>(thread % SPMV_LANES);
@@ -43,7 +44,7 @@ extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
         acc = acc + other;
     }
 #endif
-    if (row < rows && lane == 0) store_vec(out + row, copied ? load_vec(other + row) : acc);
+    if (row < rows && lane == 0) store_vec(out + row, copied ? load_vec(copy_from + row) : acc);
 }
 
 // same[row] = 1 where row `row` of matrix A and of matrix B hold the same entries in the same
