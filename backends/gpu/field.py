@@ -59,6 +59,7 @@ def spmv(
     out = gpu.empty((rows, 4), np.uint64)
     lanes = int(gpu.defines.get(_SPMV, {}).get("SPMV_LANES", SPMV_LANES))
     same, other = same_as if same_as is not None else (NULL, NULL)
+    assert same_as is None or len(same_as[0]) == len(same_as[1]) == rows
     gpu.launch(
         gpu.kernel(_SPMV, "r1cs_spmv"),
         rows * lanes,
@@ -71,9 +72,8 @@ def rows_equal(gpu: Gpu, a: SparseMatrix, b: SparseMatrix) -> DeviceArray | None
     """A uint8 mask on the device marking the rows that ``a`` and ``b`` hold entry for entry
     (an R1CS's x·x constraints put one linear combination in both A and B), or None when there
     is none; found by a kernel once per pair of matrix objects."""
-    cache = gpu.cache("rows_equal")
-    cached = cache.get(a)
-    if cached is None or cached[0]() is not b:
+    pairs = gpu.cache("rows_equal").setdefault(a, weakref.WeakKeyDictionary())
+    if b not in pairs:
         rows = a.num_rows
         same = None
         if rows and rows == b.num_rows:
@@ -85,9 +85,8 @@ def rows_equal(gpu: Gpu, a: SparseMatrix, b: SparseMatrix) -> DeviceArray | None
             )
             if not same.get().any():
                 same = None
-        cached = (weakref.ref(b), same)
-        cache[a] = cached
-    return cached[1]
+        pairs[b] = same
+    return pairs[b]
 
 
 def r1cs_products(

@@ -569,8 +569,9 @@ def _plan_passes(
     less ``reserved`` bytes (sorts ahead that may allocate beside); refused up front when even
     one point cannot fit."""
     free = max(0, gpu.free_bytes() - reserved)
-    args = (window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes, free)
-    c, chunk, need = _pass_plan(gpu, group, n, *args)
+    c, chunk, need = _pass_plan(
+        gpu, group, n, window_bits, signed, streamed, key_budget, upload_pieces, batch_lanes, free
+    )
     gpu.ensure_fits(need, f"an MSM in {group.name.upper()} ({n} points)")
     return c, chunk
 
@@ -764,7 +765,18 @@ def sort_ahead_key(
     beside the passes before it with the ``reserved`` bytes of the sorts ahead already named
     (AHEAD_FREE_SHARE); else None. A later plan that differs just finds no sort ahead."""
     free = gpu.free_bytes()
-    c, chunk, _ = _pass_plan(gpu, group, n, window_bits, signed, False, None, 1, batch_lanes, free)
+    c, chunk, _ = _pass_plan(
+        gpu,
+        group,
+        n,
+        window_bits,
+        signed,
+        streamed=False,
+        key_budget=None,
+        upload_pieces=1,
+        batch_lanes=batch_lanes,
+        free=free,
+    )
     windows = window_count(c, signed)  # a word a digit, then an entry a digit; 3 words a group
     sort_bytes = 8 * n * windows + 12 * windows * bucket_count(c, signed)
     if chunk < n or (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:

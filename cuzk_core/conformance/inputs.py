@@ -188,8 +188,8 @@ def _random_rows(rng: random.Random, rows: int, cols: int) -> list[list[tuple[in
 
 def random_r1cs(rng: random.Random, rows: int, cols: int) -> R1CSMatrices:
     """Random sparse A, B, C (``rows`` × ``cols``, two inputs): empty, short and dense rows.
-    A third of B's rows are A's (x·x constraints), and a few differ from A's in one
-    coefficient only."""
+    A quarter of B's rows are A's (x·x constraints), and a twelfth differ from A's in their
+    last coefficient only."""
     a_rows, b_rows, c_rows = (_random_rows(rng, rows, cols) for _ in range(3))
     for row in range(1, rows, 3):
         b_rows[row] = list(a_rows[row])
