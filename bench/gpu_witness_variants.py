@@ -5,10 +5,10 @@ Each witness variant is a kernel (``witness_levels`` or ``witness_blocks``, back
 witness.py's schedules) and a set of defines for r1cs/witness.cu (see its tuning macros, and
 ``WITNESS_SBOX_CHAINS``, which only the host reads: backends/gpu/witness.py); each
 products variant is r1cs/spmv.cu's ``SPMV_LANES``, timed over A·z, B·z and C·z of the proving
-matrices as the prover makes them (A's rows that are B's copied from B·z) and with every row
-summed. Variants run alternating, ``--runs`` rounds after one warm-up, each timed with CUDA
-events around its kernels (inputs already on the device), and each variant's results must
-equal the first one's bit for bit.
+matrices as the prover makes them (a row that repeats another copied from its product) and
+with every row summed. Variants run alternating, ``--runs`` rounds after one warm-up, each
+timed with CUDA events around its kernels (inputs already on the device), and each variant's
+results must equal the first one's bit for bit.
 
     python bench/gpu_witness_variants.py --challenges 135 --depth 8 --out bench/results/X.json
     python bench/gpu_witness_variants.py --challenges 2165 --depth 32 --witness none --lanes 1,4,8
@@ -204,7 +204,7 @@ def _time_lanes(
     variants (None, said on stderr, when they do not)."""
     a, b, c = matrices.a, matrices.b, matrices.c
     forms = {
-        "": lambda: field.r1cs_products(gpu, a, b, c, z_mont),
+        "": lambda: field.r1cs_products(gpu, matrices, z_mont),
         ", every row": lambda: [field.spmv(gpu, m, z_mont) for m in (a, b, c)],
     }
     times: dict[str, list[float]] = {f"SPMV_LANES={k}{f}": [] for k in lanes for f in forms}

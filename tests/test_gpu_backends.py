@@ -1030,14 +1030,15 @@ def test_r1cs_products_with_threads_sharing_a_row_are_the_reference(monkeypatch,
 
 @pytest.mark.parametrize("name", PLUGINS)
 @pytest.mark.parametrize("lanes", [1, 2, 32])
-def test_a_rows_that_are_b_rows_are_copied_from_b_and_give_the_reference(monkeypatch, name, lanes):
-    """The rows A holds entry for entry as B (found on the device, against numpy's row
-    comparison; a row differing in one coefficient or one column is not one of them) take B·z's
-    value, and A·z, B·z, C·z stay the CPU reference's; matrices without such rows need no
-    mask."""
+def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkeypatch, name, lanes):
+    """Each row of A, B and C gets as its first the least id (A's rows, then B's, then C's)
+    whose row holds the same entries, found on the device (across matrices and indices, empty
+    rows included; rows one coefficient or one column off are not repeats), and the products,
+    repeats copied, stay the CPU reference's; matrices whose rows are all distinct need no
+    firsts."""
     from cuzk_backend_gpu import field
     from cuzk_core.conformance.inputs import random_r1cs
-    from cuzk_core.r1cs import SparseMatrix
+    from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
     plugin = PLUGINS[name]
     info = plugin.cuzk_backend_info()
@@ -1046,36 +1047,38 @@ def test_a_rows_that_are_b_rows_are_copied_from_b_and_give_the_reference(monkeyp
     monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", {"SPMV_LANES": lanes})
     rng = random.Random(lanes)
     matrices = random_r1cs(rng, 301, 50)
-    a, b = matrices.a, matrices.b
-    a_rows, b_rows = list(a.rows()), list(b.rows())
-    last_col = b.num_cols - 1
+    count, last_col = matrices.num_constraints, matrices.b.num_cols - 1
+    a_rows, b_rows = list(matrices.a.rows()), list(matrices.b.rows())
     k = next(
         i for i, row in enumerate(a_rows) if row and row == b_rows[i] and row[-1][0] < last_col
     )
     b_rows[k] = [*b_rows[k][:-1], (b_rows[k][-1][0] + 1, b_rows[k][-1][1])]  # a column moved
-    b = SparseMatrix.from_rows(b_rows, b.num_cols)
-    matrices = attrs.evolve(matrices, b=b)
-    want_same = np.array([x == y for x, y in zip(a_rows, b.rows(), strict=True)])
-    shared_entries = sum(len(x) for x, same in zip(a_rows, want_same, strict=True) if same)
-    assert not want_same[k] and shared_entries > 300
-    assert any(  # a row one coefficient off
-        x[:-1] == y[:-1] and x[-1][0] == y[-1][0] and x[-1][1] != y[-1][1]
-        for x, y in zip(a_rows, b_rows, strict=True)
-        if x and len(x) == len(y)
-    )
+    matrices = attrs.evolve(matrices, b=SparseMatrix.from_rows(b_rows, last_col + 1))
+    rows = [tuple(r) for m in (matrices.a, matrices.b, matrices.c) for r in m.rows()]
+    seen: dict[tuple, int] = {}
+    want = np.array([seen.setdefault(row, i) for i, row in enumerate(rows)], np.uint32)
+    assert want[count + k] == count + k
+    repeats = [i for i in range(3 * count) if want[i] != i and rows[i]]
+    assert len(repeats) > 100 and any(want[i] // count != i // count for i in repeats)
+    assert any(want[i] // count == i // count for i in repeats)  # within one matrix too
     with plugin.gpu.scope():
-        same = field.rows_equal(plugin.gpu, a, b)
-        assert same is not None and np.array_equal(same.get().astype(bool), want_same)
-        assert field.rows_equal(plugin.gpu, a, b) is same  # once per pair
-        unlike = SparseMatrix.from_rows([[(0, 7), (last_col, 7)]] * a.num_rows, b.num_cols)
-        assert field.rows_equal(plugin.gpu, a, unlike) is None
+        first = field.distinct_rows(plugin.gpu, matrices)
+        assert first is not None and np.array_equal(first.get(), want)
+        assert field.distinct_rows(plugin.gpu, matrices) is first  # once per matrices
+        a, b, c = (
+            SparseMatrix.from_rows([[(i % 50, i + m)] for i in range(count)], 50)
+            for m in (1, 400, 800)
+        )
+        distinct = R1CSMatrices(num_inputs=2, num_aux=48, num_constraints=count, a=a, b=b, c=c)
+        assert field.distinct_rows(plugin.gpu, distinct) is None
     plugins = load_plugins()
     gpu_backend = plugins.backend(load_profile("h200", {"backend": name}), Timer(level=0))
     cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
     z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
-    got, want = gpu_backend.evaluate_r1cs(matrices, z), cpu.evaluate_r1cs(matrices, z)
-    for g, w in zip(got, want, strict=True):
-        assert np.array_equal(np.asarray(g), w)
+    for m in (matrices, distinct):
+        got, want_products = gpu_backend.evaluate_r1cs(m, z), cpu.evaluate_r1cs(m, z)
+        for g, w in zip(got, want_products, strict=True):
+            assert np.array_equal(np.asarray(g), w)
 
 
 SIGN_BIT = 1 << 31

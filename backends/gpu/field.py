@@ -3,13 +3,11 @@ row gathers."""
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
-from cuzk_core.r1cs import SparseMatrix
+from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
 from .driver import NULL, DeviceArray, Gpu
 
@@ -49,56 +47,78 @@ def spmv(
     gpu: Gpu,
     matrix: SparseMatrix,
     z_mont: DeviceArray,
-    same_as: tuple[DeviceArray, DeviceArray] | None = None,
+    out: DeviceArray | None = None,
+    first: tuple[DeviceArray, int] | None = None,
 ) -> DeviceArray:
-    """M·z (canonical) for device witness ``z_mont`` in Montgomery form. With ``same_as`` =
-    (mask, product), the rows the uint8 mask marks are copied from that other product instead
-    of summed (:func:`rows_equal`)."""
+    """M·z (canonical) for device witness ``z_mont`` in Montgomery form, into ``out`` (else a
+    new array). With ``first`` = (first rows, id of row 0) from :func:`distinct_rows`, the rows
+    whose first is another are left for :func:`r1cs_products`' copy."""
     indptr, cols, coeffs = matrix_on_device(gpu, matrix)
     rows = matrix.num_rows
-    out = gpu.empty((rows, 4), np.uint64)
+    out = gpu.empty((rows, 4), np.uint64) if out is None else out
+    assert len(out) == rows
     lanes = int(gpu.defines.get(_SPMV, {}).get("SPMV_LANES", SPMV_LANES))
-    same, other = same_as if same_as is not None else (NULL, NULL)
-    assert same_as is None or len(same_as[0]) == len(same_as[1]) == rows
+    firsts, first_id = first if first is not None else (NULL, 0)
     gpu.launch(
         gpu.kernel(_SPMV, "r1cs_spmv"),
         rows * lanes,
-        (indptr, cols, coeffs, z_mont, out, np.uint64(rows), same, other),
+        (indptr, cols, coeffs, z_mont, out, np.uint64(rows), firsts, np.uint64(first_id)),
     )
     return out
 
 
-def rows_equal(gpu: Gpu, a: SparseMatrix, b: SparseMatrix) -> DeviceArray | None:
-    """A uint8 mask on the device marking the rows that ``a`` and ``b`` hold entry for entry
-    (an R1CS's x·x constraints put one linear combination in both A and B), or None when there
-    is none; found by a kernel once per pair of matrix objects."""
-    pairs = gpu.cache("rows_equal").setdefault(a, weakref.WeakKeyDictionary())
-    if b not in pairs:
-        rows = a.num_rows
-        same = None
-        if rows and rows == b.num_rows:
-            same = gpu.empty((rows,), np.uint8)
-            gpu.launch(
-                gpu.kernel(_SPMV, "r1cs_rows_equal"),
-                rows,
-                (*matrix_on_device(gpu, a), *matrix_on_device(gpu, b), same, np.uint64(rows)),
-            )
-            if not same.get().any():
-                same = None
-        pairs[b] = same
-    return pairs[b]
+def distinct_rows(gpu: Gpu, matrices: R1CSMatrices) -> DeviceArray | None:
+    """Each row's first (uint32 on the device, over the ids of A's rows, then B's, then C's):
+    the least id whose row holds the same entries, found by r1cs/spmv.cu's kernels once per
+    matrices object
+    (an R1CS repeats its linear combinations: 65% of porep-lite's entries); None when no row
+    repeats, the three matrices have 2^32 rows or more, or the search's table (12 bytes a slot,
+    twice as many slots as rows) would take more than half the free device memory."""
+    cache = gpu.cache("distinct_rows")
+    if matrices in cache:
+        return cache[matrices]
+    rows = matrices.num_constraints
+    total = 3 * rows
+    slots = 1 << (2 * total - 1).bit_length() if total else 0  # a load of at most one half
+    first = None
+    if 0 < total < 1 << 32 and 2 * (slots * 12 + total * 12) <= gpu.free_bytes():
+        keys = gpu.clear(gpu.empty((slots,), np.uint64))
+        least = gpu.clear(gpu.empty((slots,), np.uint32))
+        hashes = gpu.empty((total,), np.uint64)
+        mask = np.uint64(slots - 1)
+        parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
+        insert = gpu.kernel(_SPMV, "r1cs_rows_insert")
+        for k, part in enumerate(parts):
+            args = (*part, np.uint64(rows), np.uint32(k * rows), hashes, keys, least, mask)
+            gpu.launch(insert, rows, args)
+        first = gpu.empty((total,), np.uint32)
+        repeats = gpu.clear(gpu.empty((1,), np.uint32))
+        args = (*parts[0], *parts[1], *parts[2], np.uint64(rows), hashes, keys, least, mask)
+        gpu.launch(gpu.kernel(_SPMV, "r1cs_rows_first"), total, (*args, first, repeats))
+        if not repeats.get()[0]:
+            first = None
+    cache[matrices] = first
+    return first
 
 
 def r1cs_products(
-    gpu: Gpu, a: SparseMatrix, b: SparseMatrix, c: SparseMatrix, z_mont: DeviceArray
+    gpu: Gpu, matrices: R1CSMatrices, z_mont: DeviceArray
 ) -> tuple[DeviceArray, DeviceArray, DeviceArray]:
-    """A·z, B·z, C·z (canonical) for device witness ``z_mont`` in Montgomery form; A's rows
-    that are B's are copied from B·z (a third of porep-lite's entries: bench/NOTES.md, round
-    38)."""
-    b_z = spmv(gpu, b, z_mont)
-    same = rows_equal(gpu, a, b)
-    a_z = spmv(gpu, a, z_mont, None if same is None else (same, b_z))
-    return a_z, b_z, spmv(gpu, c, z_mont)
+    """A·z, B·z, C·z (canonical) for device witness ``z_mont`` in Montgomery form, each row that
+    repeats another (:func:`distinct_rows`) copied from its first's product instead of summed
+    again: views of one array then."""
+    products = (matrices.a, matrices.b, matrices.c)
+    first = distinct_rows(gpu, matrices)
+    if first is None:
+        a_z, b_z, c_z = (spmv(gpu, m, z_mont) for m in products)
+        return a_z, b_z, c_z
+    rows = matrices.num_constraints
+    out = gpu.empty((3 * rows, 4), np.uint64)
+    views = [out[k * rows : (k + 1) * rows] for k in range(3)]
+    for k, m in enumerate(products):
+        spmv(gpu, m, z_mont, views[k], (first, k * rows))
+    gpu.launch(gpu.kernel(_SPMV, "r1cs_copy_repeats"), 3 * rows, (out, first, np.uint64(3 * rows)))
+    return views[0], views[1], views[2]
 
 
 def quotient(gpu: Gpu, a: DeviceArray, b: DeviceArray, c: DeviceArray, scale: int) -> DeviceArray:

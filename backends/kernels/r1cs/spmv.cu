@@ -17,18 +17,17 @@ static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES -
 
 // coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
 // coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
-// With `same` (else null), a row it marks is not summed: its product is copied from
-// `copy_from`, the product of another matrix whose row is the same (A's x·x rows are B's:
-// r1cs_rows_equal).
+// With `first` (else null), a row whose id first_id + row has another first row is left
+// unwritten: r1cs_copy_repeats copies it from its first's product afterwards.
 extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
                                      const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
-                                     uint64_t rows, const uint8_t* same, const fr_t* copy_from) {
+                                     uint64_t rows, const uint32_t* first, uint64_t first_id) {
     const uint64_t thread = global_thread();
     const uint64_t row = thread / SPMV_LANES;
     const int lane = static_cast<int>(thread % SPMV_LANES);
-    const bool copied = same != nullptr && row < rows && same[row] != 0;
+    const bool repeat = first != nullptr && row < rows && first[first_id + row] != first_id + row;
     fr_t acc = fr_t::zero();
-    if (row < rows && !copied) {
+    if (row < rows && !repeat) {
         for (int64_t e = indptr[row] + lane; e < indptr[row + 1]; e += SPMV_LANES) {
             acc = acc + load_vec(coeffs + e) * load_vec(z_mont + cols[e]);
         }
@@ -44,22 +43,103 @@ extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
         acc = acc + other;
     }
 #endif
-    if (row < rows && lane == 0) store_vec(out + row, copied ? load_vec(copy_from + row) : acc);
+    if (row < rows && lane == 0 && !repeat) store_vec(out + row, acc);
 }
 
-// same[row] = 1 where row `row` of matrix A and of matrix B hold the same entries in the same
-// order (columns and canonical coefficients), else 0: a thread a row, once per pair of matrices.
-extern "C" __global__ void r1cs_rows_equal(const int64_t* indptr_a, const int64_t* cols_a,
-                                           const fr_t* coeffs_a, const int64_t* indptr_b,
-                                           const int64_t* cols_b, const fr_t* coeffs_b,
-                                           uint8_t* same, uint64_t rows) {
+// ---------------------------------------------------------------- distinct rows
+// The rows of A, B and C as one list of ids (matrix m's row r is m·rows + r). A row's first is
+// the least id holding the same entries in the same order (columns and canonical coefficients):
+// its product is summed once and copied to the rest. In an R1CS one linear combination is
+// often A's and B's row of a square x·x and B's row of x⁴·x (porep-lite: 65% of the entries).
+// Found once per matrices: r1cs_rows_insert puts every row's hash in an open-addressing table,
+// keeping the least id with that hash; r1cs_rows_first checks each row against that id's row
+// entry for entry (a hash collision leaves a row its own first).
+
+// murmur3's 64-bit finalizer.
+__device__ __forceinline__ uint64_t row_mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+// A row's hash over its length, columns and coefficient words; never 0 (an empty slot).
+__device__ uint64_t row_hash(const int64_t* indptr, const int64_t* cols, const fr_t* coeffs,
+                             uint64_t row) {
+    const int64_t begin = indptr[row], end = indptr[row + 1];
+    uint64_t h = row_mix((uint64_t)(end - begin) + 0x9e3779b97f4a7c15ull);
+    for (int64_t e = begin; e < end; e++) {
+        h = row_mix(h ^ (uint64_t)cols[e]);
+        const fr_t k = load_vec(coeffs + e);
+#pragma unroll
+        for (int i = 0; i < fr_t::N; i += 2) {
+            h = row_mix(h ^ ((uint64_t)k.v[i + 1] << 32 | k.v[i]));
+        }
+    }
+    return h != 0 ? h : 1;
+}
+
+// Row ids first_id … first_id + rows − 1 (one matrix): hashes[id] = the row's hash, and into the
+// table (capacity mask + 1, a power of two, zeroed): keys[slot] = a hash, least[slot] = the
+// largest ~id of the rows with it (so ~least[slot] is the least id).
+extern "C" __global__ void r1cs_rows_insert(const int64_t* indptr, const int64_t* cols,
+                                            const fr_t* coeffs, uint64_t rows, uint32_t first_id,
+                                            unsigned long long* hashes, unsigned long long* keys,
+                                            uint32_t* least, uint64_t mask) {
     const uint64_t row = global_thread();
     if (row >= rows) return;
-    const int64_t a = indptr_a[row], b = indptr_b[row], length = indptr_a[row + 1] - a;
-    bool equal = length == indptr_b[row + 1] - b;
-    for (int64_t e = 0; equal && e < length; e++) {
-        equal = cols_a[a + e] == cols_b[b + e] &&
-                load_vec(coeffs_a + a + e) == load_vec(coeffs_b + b + e);
+    const uint32_t id = first_id + (uint32_t)row;
+    const unsigned long long h = row_hash(indptr, cols, coeffs, row);
+    hashes[id] = h;
+    for (uint64_t slot = h & mask;; slot = (slot + 1) & mask) {
+        const unsigned long long seen = atomicCAS(keys + slot, 0ull, h);
+        if (seen == 0 || seen == h) {
+            atomicMax(least + slot, ~id);
+            return;
+        }
     }
-    same[row] = equal ? 1 : 0;
+}
+
+// Whether row ra of matrix (pa, ca, ka) and row rb of (pb, cb, kb) hold the same entries.
+__device__ bool rows_same(const int64_t* pa, const int64_t* ca, const fr_t* ka, uint64_t ra,
+                          const int64_t* pb, const int64_t* cb, const fr_t* kb, uint64_t rb) {
+    const int64_t a = pa[ra], b = pb[rb], length = pa[ra + 1] - a;
+    bool same = length == pb[rb + 1] - b;
+    for (int64_t e = 0; same && e < length; e++) {
+        same = ca[a + e] == cb[b + e] && load_vec(ka + a + e) == load_vec(kb + b + e);
+    }
+    return same;
+}
+
+// first[id] for the 3·rows ids of A, B, C (after r1cs_rows_insert of all three); repeats
+// counts the rows whose first is another.
+extern "C" __global__ void r1cs_rows_first(
+    const int64_t* pa, const int64_t* ca, const fr_t* ka, const int64_t* pb, const int64_t* cb,
+    const fr_t* kb, const int64_t* pc, const int64_t* cc, const fr_t* kc, uint64_t rows,
+    const unsigned long long* hashes, const unsigned long long* keys, const uint32_t* least,
+    uint64_t mask, uint32_t* first, uint32_t* repeats) {
+    const uint64_t id = global_thread();
+    if (id >= 3 * rows) return;
+    const unsigned long long h = hashes[id];
+    uint64_t slot = h & mask;
+    while (keys[slot] != h) slot = (slot + 1) & mask;
+    const uint64_t f = ~least[slot];
+    const int64_t* p[3] = {pa, pb, pc};
+    const int64_t* c[3] = {ca, cb, cc};
+    const fr_t* k[3] = {ka, kb, kc};
+    const int m = (int)(id / rows), n = (int)(f / rows);
+    const bool repeat =
+        f != id && rows_same(p[m], c[m], k[m], id % rows, p[n], c[n], k[n], f % rows);
+    first[id] = (uint32_t)(repeat ? f : id);
+    if (repeat) atomicAdd(repeats, 1u);
+}
+
+// out[id] = out[first[id]] for every row whose first is another (after the products of the
+// first rows; a first row's own first is itself, so nothing read here is written here).
+extern "C" __global__ void r1cs_copy_repeats(fr_t* out, const uint32_t* first, uint64_t total) {
+    const uint64_t id = global_thread();
+    if (id >= total) return;
+    const uint32_t f = first[id];
+    if (f != id) store_vec(out + id, load_vec(out + f));
 }
