@@ -1065,6 +1065,12 @@ def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkey
         first = field.distinct_rows(plugin.gpu, matrices)
         assert first is not None and np.array_equal(first.get(), want)
         assert field.distinct_rows(plugin.gpu, matrices) is first  # once per matrices
+        sentinel = np.full((count, 4), 0xA5A5A5A5A5A5A5A5, np.uint64)
+        out = plugin.gpu.to_device(sentinel)
+        z_mont = plugin.gpu.to_device(ints_to_limbs([1] * 50))
+        field.spmv(plugin.gpu, matrices.b, z_mont, out, (first, count))
+        left = np.all(out.get() == sentinel, axis=1)  # B's repeats, left for the copy
+        assert np.array_equal(left, want[count : 2 * count] != np.arange(count, 2 * count))
         a, b, c = (
             SparseMatrix.from_rows([[(i % 50, i + m)] for i in range(count)], 50)
             for m in (1, 400, 800)
@@ -1079,6 +1085,19 @@ def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkey
         got, want_products = gpu_backend.evaluate_r1cs(m, z), cpu.evaluate_r1cs(m, z)
         for g, w in zip(got, want_products, strict=True):
             assert np.array_equal(np.asarray(g), w)
+    # Hashes of 3 bits collide, so rows of other entries meet in a slot: each row's first is
+    # itself or a row with its entries, and the products stay the reference's.
+    defines = {"SPMV_LANES": lanes, "R1CS_ROW_HASH_MASK": 7}
+    monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", defines)
+    colliding = attrs.evolve(matrices)
+    with plugin.gpu.scope():
+        first = field.distinct_rows(plugin.gpu, colliding)
+        assert first is not None
+        got_first = first.get()
+    assert all(f == i or rows[f] == rows[i] for i, f in enumerate(got_first))
+    got, want_products = gpu_backend.evaluate_r1cs(colliding, z), cpu.evaluate_r1cs(colliding, z)
+    for g, w in zip(got, want_products, strict=True):
+        assert np.array_equal(np.asarray(g), w)
 
 
 SIGN_BIT = 1 << 31

@@ -71,16 +71,19 @@ def distinct_rows(gpu: Gpu, matrices: R1CSMatrices) -> DeviceArray | None:
     """Each row's first (uint32 on the device, over the ids of A's rows, then B's, then C's):
     the least id whose row holds the same entries, found by r1cs/spmv.cu's kernels once per
     matrices object (an R1CS repeats its linear combinations: 65% of porep-lite's entries).
-    None when no row repeats, the three matrices have 2^32 rows or more, or the search's table
-    (12 bytes a slot, twice as many slots as rows) would take over half the free memory."""
+    None when no row repeats or the three matrices have 2^32 rows or more; also, not kept, when
+    the search's table (12 bytes a slot, 2–4 slots a row) would take over half the free memory
+    now."""
     cache = gpu.cache("distinct_rows")
     if matrices in cache:
         return cache[matrices]
     rows = matrices.num_constraints
     total = 3 * rows
     slots = 1 << (2 * total).bit_length()  # a load under one half
+    if 2 * (slots * 12 + total * 12) > gpu.free_bytes():
+        return None  # asked again by the next proof, when memory may allow it
     first = None
-    if 0 < total < 1 << 32 and 2 * (slots * 12 + total * 12) <= gpu.free_bytes():
+    if 0 < total < 1 << 32:
         keys = gpu.clear(gpu.empty((slots,), np.uint64))
         least = gpu.clear(gpu.empty((slots,), np.uint32))
         hashes = gpu.empty((total,), np.uint64)

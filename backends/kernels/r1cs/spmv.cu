@@ -55,6 +55,12 @@ extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
 // keeping the least id with that hash; r1cs_rows_first checks each row against that id's row
 // entry for entry (a hash collision leaves a row its own first).
 
+// Tests only: a mask on the rows' hashes, so that few bits make collisions (the check entry
+// for entry then keeps rows apart).
+#ifndef R1CS_ROW_HASH_MASK
+#define R1CS_ROW_HASH_MASK 0xffffffffffffffffull
+#endif
+
 // murmur3's 64-bit finalizer.
 __device__ __forceinline__ uint64_t row_mix(uint64_t h) {
     h ^= h >> 33;
@@ -77,6 +83,7 @@ __device__ uint64_t row_hash(const int64_t* indptr, const int64_t* cols, const f
             h = row_mix(h ^ ((uint64_t)k.v[i + 1] << 32 | k.v[i]));
         }
     }
+    h &= R1CS_ROW_HASH_MASK;
     return h != 0 ? h : 1;
 }
 
@@ -92,10 +99,13 @@ extern "C" __global__ void r1cs_rows_insert(const int64_t* indptr, const int64_t
     const uint32_t id = first_id + (uint32_t)row;
     const unsigned long long h = row_hash(indptr, cols, coeffs, row);
     hashes[id] = h;
+    // Plain reads first: a slot's key never changes once set, and least only grows, so a row
+    // of a common hash (every empty row) mostly finds both done without an atomic.
     for (uint64_t slot = h & mask;; slot = (slot + 1) & mask) {
-        const unsigned long long seen = atomicCAS(keys + slot, 0ull, h);
+        unsigned long long seen = keys[slot];
+        if (seen == 0) seen = atomicCAS(keys + slot, 0ull, h);
         if (seen == 0 || seen == h) {
-            atomicMax(least + slot, ~id);
+            if (least[slot] < ~id) atomicMax(least + slot, ~id);
             return;
         }
     }
@@ -125,12 +135,13 @@ extern "C" __global__ void r1cs_rows_first(
     uint64_t slot = h & mask;
     while (keys[slot] != h) slot = (slot + 1) & mask;
     const uint64_t f = ~least[slot];
-    const int64_t* p[3] = {pa, pb, pc};
-    const int64_t* c[3] = {ca, cb, cc};
-    const fr_t* k[3] = {ka, kb, kc};
-    const int m = (int)(id / rows), n = (int)(f / rows);
-    const bool repeat =
-        f != id && rows_same(p[m], c[m], k[m], id % rows, p[n], c[n], k[n], f % rows);
+    const uint64_t m = id / rows, n = f / rows;  // the matrices: 0 A, 1 B, 2 C
+    const bool repeat = f != id && rows_same(m == 0 ? pa : m == 1 ? pb : pc,
+                                             m == 0 ? ca : m == 1 ? cb : cc,
+                                             m == 0 ? ka : m == 1 ? kb : kc, id % rows,
+                                             n == 0 ? pa : n == 1 ? pb : pc,
+                                             n == 0 ? ca : n == 1 ? cb : cc,
+                                             n == 0 ? ka : n == 1 ? kb : kc, f % rows);
     first[id] = (uint32_t)(repeat ? f : id);
     if (repeat) atomicAdd(repeats, 1u);
 }
