@@ -1033,9 +1033,9 @@ def test_r1cs_products_with_threads_sharing_a_row_are_the_reference(monkeypatch,
 def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkeypatch, name, lanes):
     """Each row of A, B and C gets as its first the least id (A's rows, then B's, then C's)
     whose row holds the same entries, found on the device (across matrices and indices, empty
-    rows included; rows one coefficient or one column off are not repeats), and the products,
-    repeats copied, stay the CPU reference's; matrices whose rows are all distinct need no
-    firsts."""
+    rows included; rows one coefficient or one column off are not repeats); the rows summed are
+    the firsts, shortest first, and the products, repeats copied, stay the CPU reference's;
+    matrices whose rows are all distinct need no firsts and are summed by length too."""
     from cuzk_backend_gpu import field
     from cuzk_core.conformance.inputs import random_r1cs
     from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
@@ -1061,22 +1061,25 @@ def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkey
     repeats = [i for i in range(3 * count) if want[i] != i and rows[i]]
     assert len(repeats) > 100 and any(want[i] // count != i // count for i in repeats)
     assert any(want[i] // count == i // count for i in repeats)  # within one matrix too
-    with plugin.gpu.scope():
-        first = field.distinct_rows(plugin.gpu, matrices)
-        assert first is not None and np.array_equal(first.get(), want)
-        assert field.distinct_rows(plugin.gpu, matrices) is first  # once per matrices
-        sentinel = np.full((count, 4), 0xA5A5A5A5A5A5A5A5, np.uint64)
-        out = plugin.gpu.to_device(sentinel)
-        z_mont = plugin.gpu.to_device(ints_to_limbs([1] * 50))
-        field.spmv(plugin.gpu, matrices.b, z_mont, out, (first, count))
-        left = np.all(out.get() == sentinel, axis=1)  # B's repeats, left for the copy
-        assert np.array_equal(left, want[count : 2 * count] != np.arange(count, 2 * count))
-        a, b, c = (
-            SparseMatrix.from_rows([[(i % 50, i + m)] for i in range(count)], 50)
-            for m in (1, 400, 800)
+    want_order = sorted(seen.values(), key=lambda i: len(rows[i]))
+    assert len({len(rows[i]) for i in want_order}) > 5
+    a, b, c = (
+        SparseMatrix.from_rows(
+            [[(j, i + m + j) for j in range(i % 4 + 1)] for i in range(count)], 50
         )
-        distinct = R1CSMatrices(num_inputs=2, num_aux=48, num_constraints=count, a=a, b=b, c=c)
-        assert field.distinct_rows(plugin.gpu, distinct) is None
+        for m in (1, 400, 800)
+    )
+    distinct = R1CSMatrices(num_inputs=2, num_aux=48, num_constraints=count, a=a, b=b, c=c)
+    by_length = sorted(range(3 * count), key=lambda i: i % count % 4)
+    with plugin.gpu.scope():
+        plan = field.row_plan(plugin.gpu, matrices)
+        assert plan is not None and plan.first is not None
+        assert np.array_equal(plan.first.get(), want)
+        assert plan.order.get().tolist() == want_order
+        assert field.row_plan(plugin.gpu, matrices) is plan  # once per matrices
+        plan = field.row_plan(plugin.gpu, distinct)
+        assert plan is not None and plan.first is None
+        assert plan.order.get().tolist() == by_length
     plugins = load_plugins()
     gpu_backend = plugins.backend(load_profile("h200", {"backend": name}), Timer(level=0))
     cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
@@ -1091,9 +1094,9 @@ def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkey
     monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", defines)
     colliding = attrs.evolve(matrices)
     with plugin.gpu.scope():
-        first = field.distinct_rows(plugin.gpu, colliding)
-        assert first is not None
-        got_first = first.get()
+        plan = field.row_plan(plugin.gpu, colliding)
+        assert plan is not None and plan.first is not None
+        got_first = plan.first.get()
     assert all(f == i or rows[f] == rows[i] for i, f in enumerate(got_first))
     got, want_products = gpu_backend.evaluate_r1cs(colliding, z), cpu.evaluate_r1cs(colliding, z)
     for g, w in zip(got, want_products, strict=True):

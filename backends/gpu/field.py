@@ -3,13 +3,14 @@ row gathers."""
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
 from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
-from .driver import NULL, DeviceArray, Gpu
+from .driver import DeviceArray, Gpu
 
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
@@ -44,37 +45,44 @@ def to_montgomery(gpu: Gpu, values: DeviceArray) -> DeviceArray:
 
 
 def spmv(
-    gpu: Gpu,
-    matrix: SparseMatrix,
-    z_mont: DeviceArray,
-    out: DeviceArray | None = None,
-    first: tuple[DeviceArray, int] | None = None,
+    gpu: Gpu, matrix: SparseMatrix, z_mont: DeviceArray, out: DeviceArray | None = None
 ) -> DeviceArray:
     """M·z (canonical) for device witness ``z_mont`` in Montgomery form, into ``out`` (else a
-    new array). With ``first`` = (first rows, id of row 0) from :func:`distinct_rows`, the rows
-    whose first is another are left for :func:`r1cs_products`' copy."""
+    new array)."""
     indptr, cols, coeffs = matrix_on_device(gpu, matrix)
     rows = matrix.num_rows
     out = gpu.empty((rows, 4), np.uint64) if out is None else out
     assert len(out) == rows
-    lanes = int(gpu.defines.get(_SPMV, {}).get("SPMV_LANES", SPMV_LANES))
-    firsts, first_id = first if first is not None else (NULL, 0)
     gpu.launch(
         gpu.kernel(_SPMV, "r1cs_spmv"),
-        rows * lanes,
-        (indptr, cols, coeffs, z_mont, out, np.uint64(rows), firsts, np.uint64(first_id)),
+        rows * _lanes(gpu),
+        (indptr, cols, coeffs, z_mont, out, np.uint64(rows)),
     )
     return out
 
 
-def distinct_rows(gpu: Gpu, matrices: R1CSMatrices) -> DeviceArray | None:
-    """Each row's first (uint32 on the device, over the ids of A's rows, then B's, then C's):
-    the least id whose row holds the same entries, found by r1cs/spmv.cu's kernels once per
-    matrices object (an R1CS repeats its linear combinations: 65% of porep-lite's entries).
-    None when no row repeats or the three matrices have 2^32 rows or more; also, not kept, when
-    the search's table (12 bytes a slot, 2–4 slots a row) would take over half the free memory
-    now."""
-    cache = gpu.cache("distinct_rows")
+def _lanes(gpu: Gpu) -> int:
+    return int(gpu.defines.get(_SPMV, {}).get("SPMV_LANES", SPMV_LANES))
+
+
+@attrs.frozen
+class RowPlan:
+    """How :func:`r1cs_products` sums the rows of A, B and C (ids: A's rows, then B's, then
+    C's): ``order``, the ids summed (uint32 on the device), by length so that a warp's rows are
+    alike; ``first``, each id's first (the least id whose row holds the same entries) when some
+    row repeats another and is copied from it, else None."""
+
+    order: DeviceArray
+    first: DeviceArray | None
+
+
+def row_plan(gpu: Gpu, matrices: R1CSMatrices) -> RowPlan | None:
+    """The products' :class:`RowPlan`, made once per matrices object: the repeats found by
+    r1cs/spmv.cu's kernels (an R1CS repeats its linear combinations: 65% of porep-lite's
+    entries), the order on the host. None when the three matrices have 2^32 rows or more; also,
+    not kept, when the search's table (12 bytes a slot, 2–4 slots a row) would take over half
+    the free memory now."""
+    cache = gpu.cache("row_plans")
     if matrices in cache:
         return cache[matrices]
     rows = matrices.num_constraints
@@ -82,45 +90,60 @@ def distinct_rows(gpu: Gpu, matrices: R1CSMatrices) -> DeviceArray | None:
     slots = 1 << (2 * total).bit_length()  # a load under one half
     if 2 * (slots * 12 + total * 12) > gpu.free_bytes():
         return None  # asked again by the next proof, when memory may allow it
-    first = None
+    plan = None
     if 0 < total < 1 << 32:
-        keys = gpu.clear(gpu.empty((slots,), np.uint64))
-        least = gpu.clear(gpu.empty((slots,), np.uint32))
-        hashes = gpu.empty((total,), np.uint64)
-        mask = np.uint64(slots - 1)
-        parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
-        insert = gpu.kernel(_SPMV, "r1cs_rows_insert")
-        for k, part in enumerate(parts):
-            args = (*part, np.uint64(rows), np.uint32(k * rows), hashes, keys, least, mask)
-            gpu.launch(insert, rows, args)
-        first = gpu.empty((total,), np.uint32)
-        repeats = gpu.clear(gpu.empty((1,), np.uint32))
-        args = (*parts[0], *parts[1], *parts[2], np.uint64(rows), hashes, keys, least, mask)
-        gpu.launch(gpu.kernel(_SPMV, "r1cs_rows_first"), total, (*args, first, repeats))
-        if not repeats.get()[0]:
-            first = None
-    cache[matrices] = first
+        first = _first_rows(gpu, matrices, slots)
+        ids = np.arange(total, dtype=np.uint32)
+        summed = np.flatnonzero(first.get() == ids).astype(np.uint32)
+        lengths = np.concatenate([np.diff(m.indptr) for m in (matrices.a, matrices.b, matrices.c)])
+        # uint16 keys take numpy's radix sort; rows longer than that need no finer order.
+        keys = np.minimum(lengths[summed], 0xFFFF).astype(np.uint16)
+        order = summed[np.argsort(keys, kind="stable")]
+        plan = RowPlan(gpu.to_device(order), first if len(summed) < total else None)
+    cache[matrices] = plan
+    return plan
+
+
+def _first_rows(gpu: Gpu, matrices: R1CSMatrices, slots: int) -> DeviceArray:
+    """Each id's first (uint32 on the device), by a table of ``slots`` row hashes."""
+    rows = matrices.num_constraints
+    total = 3 * rows
+    keys = gpu.clear(gpu.empty((slots,), np.uint64))
+    least = gpu.clear(gpu.empty((slots,), np.uint32))
+    hashes = gpu.empty((total,), np.uint64)
+    mask = np.uint64(slots - 1)
+    parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
+    insert = gpu.kernel(_SPMV, "r1cs_rows_insert")
+    for k, part in enumerate(parts):
+        gpu.launch(
+            insert, rows, (*part, np.uint64(rows), np.uint32(k * rows), hashes, keys, least, mask)
+        )
+    first = gpu.empty((total,), np.uint32)
+    args = (*parts[0], *parts[1], *parts[2], np.uint64(rows), hashes, keys, least, mask)
+    gpu.launch(gpu.kernel(_SPMV, "r1cs_rows_first"), total, (*args, first))
     return first
 
 
 def r1cs_products(
     gpu: Gpu, matrices: R1CSMatrices, z_mont: DeviceArray
 ) -> tuple[DeviceArray, DeviceArray, DeviceArray]:
-    """A·z, B·z, C·z (canonical) for device witness ``z_mont`` in Montgomery form, each row that
-    repeats another (:func:`distinct_rows`) copied from its first's product instead of summed
-    again: views of one array then."""
-    products = (matrices.a, matrices.b, matrices.c)
-    first = distinct_rows(gpu, matrices)
-    if first is None:
-        a_z, b_z, c_z = (spmv(gpu, m, z_mont) for m in products)
+    """A·z, B·z, C·z (canonical) for device witness ``z_mont`` in Montgomery form: by the
+    :func:`row_plan`, each distinct row summed once (views of one array then), each repeat
+    copied from its first's product."""
+    plan = row_plan(gpu, matrices)
+    if plan is None:
+        a_z, b_z, c_z = (spmv(gpu, m, z_mont) for m in (matrices.a, matrices.b, matrices.c))
         return a_z, b_z, c_z
     rows = matrices.num_constraints
     out = gpu.empty((3 * rows, 4), np.uint64)
-    views = [out[k * rows : (k + 1) * rows] for k in range(3)]
-    for k, m in enumerate(products):
-        spmv(gpu, m, z_mont, views[k], (first, k * rows))
-    gpu.launch(gpu.kernel(_SPMV, "r1cs_copy_repeats"), 3 * rows, (out, first, np.uint64(3 * rows)))
-    return views[0], views[1], views[2]
+    parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
+    count = len(plan.order)
+    args = (*parts[0], *parts[1], *parts[2], z_mont, out, plan.order, np.uint64(count))
+    gpu.launch(gpu.kernel(_SPMV, "r1cs_spmv_rows"), count * _lanes(gpu), (*args, np.uint64(rows)))
+    if plan.first is not None:
+        copy = gpu.kernel(_SPMV, "r1cs_copy_repeats")
+        gpu.launch(copy, 3 * rows, (out, plan.first, np.uint64(3 * rows)))
+    return out[:rows], out[rows : 2 * rows], out[2 * rows :]
 
 
 def quotient(gpu: Gpu, a: DeviceArray, b: DeviceArray, c: DeviceArray, scale: int) -> DeviceArray:

@@ -176,12 +176,13 @@ class GpuPlugin:
                 made = 0 if witness.montgomery is not None else len(witness)
             else:  # an upload and its Montgomery copy (fewer where a mirror exists)
                 made = 2 * len(witness)
-            needed = nnz * 48 + 12 * rows + (made + 3 * rows) * _SCALAR_BYTES  # 12: firsts
+            # 24: the row plan's firsts and order, 4 bytes an id each
+            needed = nnz * 48 + 24 * rows + (made + 3 * rows) * _SCALAR_BYTES
             self.gpu.ensure_fits(needed, "R1CS")
             with self.gpu.step(ctx.timer, "r1cs_tables"):  # the first proof's upload
                 for matrix in (matrices.a, matrices.b, matrices.c):
                     field.matrix_on_device(self.gpu, matrix)
-                field.distinct_rows(self.gpu, matrices)
+                field.row_plan(self.gpu, matrices)
             if isinstance(witness, DeviceScalars):
                 z_mont = witness.montgomery
                 if z_mont is None:

@@ -17,24 +17,19 @@ static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES -
 
 // coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
 // coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
-// With `first` (else null), a row whose id first_id + row has another first row is left
-// unwritten: r1cs_copy_repeats copies it from its first's product afterwards.
-extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
-                                     const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
-                                     uint64_t rows, const uint32_t* first, uint64_t first_id) {
-    const uint64_t thread = global_thread();
-    const uint64_t row = thread / SPMV_LANES;
-    const int lane = static_cast<int>(thread % SPMV_LANES);
-    const bool repeat = first != nullptr && row < rows && first[first_id + row] != first_id + row;
+// This lane's share of row `row`'s sum, added across the row's lanes. Every thread of the warp
+// calls it (the launch's blocks are whole warps, and a row past the end adds zeros), as the
+// shuffles need.
+__device__ __forceinline__ fr_t row_sum(const int64_t* indptr, const int64_t* cols,
+                                        const fr_t* coeffs, const fr_t* z_mont, uint64_t row,
+                                        bool live, int lane) {
     fr_t acc = fr_t::zero();
-    if (row < rows && !repeat) {
+    if (live) {
         for (int64_t e = indptr[row] + lane; e < indptr[row + 1]; e += SPMV_LANES) {
             acc = acc + load_vec(coeffs + e) * load_vec(z_mont + cols[e]);
         }
     }
 #if SPMV_LANES > 1
-    // Every thread of the warp gets here (the launch's blocks are whole warps, and a row past
-    // the end adds zeros), as the shuffles need.
 #pragma unroll
     for (int d = SPMV_LANES / 2; d > 0; d /= 2) {
         fr_t other;
@@ -43,14 +38,44 @@ extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
         acc = acc + other;
     }
 #endif
-    if (row < rows && lane == 0 && !repeat) store_vec(out + row, acc);
+    return acc;
+}
+
+// out = M·z, row by row.
+extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
+                                     const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
+                                     uint64_t rows) {
+    const uint64_t thread = global_thread();
+    const uint64_t row = thread / SPMV_LANES;
+    const int lane = static_cast<int>(thread % SPMV_LANES);
+    const fr_t acc = row_sum(indptr, cols, coeffs, z_mont, row, row < rows, lane);
+    if (row < rows && lane == 0) store_vec(out + row, acc);
+}
+
+// A·z, B·z and C·z in one launch, over a list of row ids (matrix m's row r is m·rows + r):
+// out[id] for each of order[0 … count), out holding A·z, then B·z, then C·z. The prover's list
+// holds each distinct row once, by length, so a warp's rows take alike time (in one matrix's
+// order a warp waits for its longest row: porep-lite's lengths run from 1 to hundreds).
+extern "C" __global__ void r1cs_spmv_rows(
+    const int64_t* pa, const int64_t* ca, const fr_t* ka, const int64_t* pb, const int64_t* cb,
+    const fr_t* kb, const int64_t* pc, const int64_t* cc, const fr_t* kc, const fr_t* z_mont,
+    fr_t* out, const uint32_t* order, uint64_t count, uint64_t rows) {
+    const uint64_t thread = global_thread();
+    const uint64_t k = thread / SPMV_LANES;
+    const int lane = static_cast<int>(thread % SPMV_LANES);
+    const uint64_t id = k < count ? order[k] : 0;
+    const uint64_t m = id / rows;  // 0 A, 1 B, 2 C
+    const fr_t acc = row_sum(m == 0 ? pa : m == 1 ? pb : pc, m == 0 ? ca : m == 1 ? cb : cc,
+                             m == 0 ? ka : m == 1 ? kb : kc, z_mont, id % rows, k < count, lane);
+    if (k < count && lane == 0) store_vec(out + id, acc);
 }
 
 // ---------------------------------------------------------------- distinct rows
 // The rows of A, B and C as one list of ids (matrix m's row r is m·rows + r). A row's first is
 // the least id holding the same entries in the same order (columns and canonical coefficients):
-// its product is summed once and copied to the rest. In an R1CS one linear combination is
-// often A's and B's row of a square x·x and B's row of x⁴·x (porep-lite: 65% of the entries).
+// its product is summed once (r1cs_spmv_rows) and copied to the rest. In an R1CS one linear
+// combination is often A's and B's row of a square x·x and B's row of x⁴·x (porep-lite: 65%
+// of the entries).
 // Found once per matrices: r1cs_rows_insert puts every row's hash in an open-addressing table,
 // keeping the least id with that hash; r1cs_rows_first checks each row against that id's row
 // entry for entry (a hash collision leaves a row its own first).
@@ -122,13 +147,12 @@ __device__ bool rows_same(const int64_t* pa, const int64_t* ca, const fr_t* ka, 
     return same;
 }
 
-// first[id] for the 3·rows ids of A, B, C (after r1cs_rows_insert of all three); repeats
-// counts the rows whose first is another.
+// first[id] for the 3·rows ids of A, B, C (after r1cs_rows_insert of all three).
 extern "C" __global__ void r1cs_rows_first(
     const int64_t* pa, const int64_t* ca, const fr_t* ka, const int64_t* pb, const int64_t* cb,
     const fr_t* kb, const int64_t* pc, const int64_t* cc, const fr_t* kc, uint64_t rows,
     const unsigned long long* hashes, const unsigned long long* keys, const uint32_t* least,
-    uint64_t mask, uint32_t* first, uint32_t* repeats) {
+    uint64_t mask, uint32_t* first) {
     const uint64_t id = global_thread();
     if (id >= 3 * rows) return;
     const unsigned long long h = hashes[id];
@@ -143,10 +167,9 @@ extern "C" __global__ void r1cs_rows_first(
                                              n == 0 ? ca : n == 1 ? cb : cc,
                                              n == 0 ? ka : n == 1 ? kb : kc, f % rows);
     first[id] = (uint32_t)(repeat ? f : id);
-    if (repeat) atomicAdd(repeats, 1u);
 }
 
-// out[id] = out[first[id]] for every row whose first is another (after the products of the
+// out[id] = out[first[id]] for every row whose first is another (after r1cs_spmv_rows over the
 // first rows; a first row's own first is itself, so nothing read here is written here).
 extern "C" __global__ void r1cs_copy_repeats(fr_t* out, const uint32_t* first, uint64_t total) {
     const uint64_t id = global_thread();
