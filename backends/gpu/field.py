@@ -15,7 +15,7 @@ from .driver import DeviceArray, Gpu
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
 _SPMV = "r1cs/spmv.cu"
-SPMV_LANES = 2
+SPMV_LANES = 4
 """The kernel's SPMV_LANES default: threads that share a row of the R1CS products."""
 
 

@@ -5,11 +5,12 @@
 // Threads a row: SPMV_LANES neighbouring threads take every SPMV_LANES-th entry of one row, so a
 // warp's loads of columns and coefficients are contiguous and a row has that many gathers of z
 // in flight at once, then add their sums across the lanes. 1 is one thread a row, its entries
-// in sequence. The host (backends/gpu/field.py) launches rows × SPMV_LANES threads. 2 by
-// measurement (H100, porep-lite d32): 2^20 1.55 → 1.37 ms, 2^24 21.2 → 19.6 ms against 1 lane;
-// 4 and 8 are no faster (bench/NOTES.md, rounds 32–33).
+// in sequence. The host (backends/gpu/field.py) launches rows × SPMV_LANES threads. 4 by
+// measurement over the distinct rows by length (r1cs_spmv_rows; H100, porep-lite d32): 2^20
+// 0.50 → 0.48 ms, 2^22 2.51 → 2.34, 2^24 10.18 → 9.34 against 2; over every row in order
+// (r1cs_spmv, the fallback) 4 costs 3% at 2^22 and 2^24 (bench/NOTES.md, rounds 32–33, 39).
 #ifndef SPMV_LANES
-#define SPMV_LANES 2
+#define SPMV_LANES 4
 #endif
 static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES - 1)) == 0,
               "SPMV_LANES is a power of two up to a warp");
