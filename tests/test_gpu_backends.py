@@ -1103,6 +1103,58 @@ def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkey
         assert np.array_equal(np.asarray(g), w)
 
 
+def test_order_by_length_takes_the_firsts_shortest_first():
+    """The host's order: the ids that are their own first, by their row's length (ids ascending
+    within a length; rows of 65535 entries or more as one length), across A, B and C."""
+    from cuzk_backend_gpu import field
+
+    rng = np.random.default_rng(7)
+    rows = 200
+    lengths = rng.integers(0, 12, 3 * rows)
+    lengths[[3, 250, 420, 599]] = [70_000, 65_536, 65_535, 65_534]
+    indptrs = [np.concatenate([[0], np.cumsum(part)]) for part in np.split(lengths, 3)]
+    matrices = SimpleNamespace(
+        num_constraints=rows,
+        **{m: SimpleNamespace(indptr=p) for m, p in zip("abc", indptrs, strict=True)},
+    )
+    ids = np.arange(3 * rows)
+    first = np.where(rng.random(3 * rows) < 0.4, ids // 2, ids).astype(np.uint32)
+    first[[3, 250, 420, 599]] = [3, 250, 420, 599]
+    for every in (first, ids.astype(np.uint32)):  # some repeats; none
+        want = sorted(np.flatnonzero(every == ids), key=lambda i: min(lengths[i], 0xFFFF))
+        got = field.order_by_length(matrices, every)  # type: ignore[arg-type]
+        assert got.dtype == np.uint32 and got.tolist() == want
+        assert got[-4:].tolist() == [599, 3, 250, 420]  # the longest: one length past 65534
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_products_without_a_row_plan_sum_every_row(monkeypatch, name):
+    """When the repeats' search would not fit in device memory, the products sum every row of
+    each matrix and stay the CPU reference's; the plan is not kept, so a later proof asks
+    again."""
+    from cuzk_backend_gpu import field
+    from cuzk_core.conformance.inputs import random_r1cs
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    rng = random.Random(5)
+    matrices = random_r1cs(rng, 301, 50)
+    z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
+    want = load_plugins().backend(load_profile("cpu"), Timer(level=0)).evaluate_r1cs(matrices, z)
+    gpu = plugin.gpu
+    with gpu.scope():
+        z_mont = field.to_montgomery(gpu, gpu.to_device(z))
+        with monkeypatch.context() as patch:
+            patch.setattr(gpu, "free_bytes", lambda: 0)
+            assert field.row_plan(gpu, matrices) is None
+            got = [x.get() for x in field.r1cs_products(gpu, matrices, z_mont)]
+        assert field.row_plan(gpu, matrices) is not None
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(g, w)
+
+
 SIGN_BIT = 1 << 31
 """A sorted digit entry's sign (msm/groups.cuh's MSM_SIGN_BIT)."""
 

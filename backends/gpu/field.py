@@ -79,9 +79,9 @@ class RowPlan:
 def row_plan(gpu: Gpu, matrices: R1CSMatrices) -> RowPlan | None:
     """The products' :class:`RowPlan`, made once per matrices object: the repeats found by
     r1cs/spmv.cu's kernels (an R1CS repeats its linear combinations: 65% of porep-lite's
-    entries), the order on the host. None when the three matrices have 2^32 rows or more; also,
-    not kept, when the search's table (12 bytes a slot, 2–4 slots a row) would take over half
-    the free memory now."""
+    entries), the order on the host (~1 s at 2^24). None when the three matrices have 2^32 rows
+    or more; also, not kept, when the search's table (12 bytes a slot, 2–4 slots an id) would
+    take over half the free memory now."""
     cache = gpu.cache("row_plans")
     if matrices in cache:
         return cache[matrices]
@@ -93,15 +93,25 @@ def row_plan(gpu: Gpu, matrices: R1CSMatrices) -> RowPlan | None:
     plan = None
     if 0 < total < 1 << 32:
         first = _first_rows(gpu, matrices, slots)
-        ids = np.arange(total, dtype=np.uint32)
-        summed = np.flatnonzero(first.get() == ids).astype(np.uint32)
-        lengths = np.concatenate([np.diff(m.indptr) for m in (matrices.a, matrices.b, matrices.c)])
-        # uint16 keys take numpy's radix sort; rows longer than that need no finer order.
-        keys = np.minimum(lengths[summed], 0xFFFF).astype(np.uint16)
-        order = summed[np.argsort(keys, kind="stable")]
-        plan = RowPlan(gpu.to_device(order), first if len(summed) < total else None)
+        order = order_by_length(matrices, first.get())
+        plan = RowPlan(gpu.to_device(order), first if len(order) < total else None)
     cache[matrices] = plan
     return plan
+
+
+def order_by_length(matrices: R1CSMatrices, first: np.ndarray) -> np.ndarray:
+    """The ids that are their own ``first`` (uint32), their rows shortest first, ids ascending
+    within a length."""
+    rows = matrices.num_constraints
+    summed = np.flatnonzero(first == np.arange(len(first), dtype=np.uint32))
+    # Lengths of the summed rows only, matrix by matrix (all rows' would double the host time).
+    keys = np.empty(len(summed), np.uint16)
+    starts = [0, *np.searchsorted(summed, [rows, 2 * rows]).tolist(), len(summed)]
+    for k, m in enumerate((matrices.a, matrices.b, matrices.c)):
+        part = summed[starts[k] : starts[k + 1]] - k * rows
+        # uint16 keys take numpy's radix sort; rows longer than that need no finer order.
+        keys[starts[k] : starts[k + 1]] = np.minimum(m.indptr[part + 1] - m.indptr[part], 0xFFFF)
+    return summed[np.argsort(keys, kind="stable")].astype(np.uint32)
 
 
 def _first_rows(gpu: Gpu, matrices: R1CSMatrices, slots: int) -> DeviceArray:
