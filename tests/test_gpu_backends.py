@@ -1030,14 +1030,15 @@ def test_r1cs_products_with_threads_sharing_a_row_are_the_reference(monkeypatch,
 
 @pytest.mark.parametrize("name", PLUGINS)
 @pytest.mark.parametrize("lanes", [1, 2, 32])
-def test_a_rows_that_are_b_rows_are_copied_from_b_and_give_the_reference(monkeypatch, name, lanes):
-    """The rows A holds entry for entry as B (found on the device, against numpy's row
-    comparison; a row differing in one coefficient or one column is not one of them) take B·z's
-    value, and A·z, B·z, C·z stay the CPU reference's; matrices without such rows need no
-    mask."""
+def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkeypatch, name, lanes):
+    """Each row of A, B and C gets as its first the least id (A's rows, then B's, then C's)
+    whose row holds the same entries, found on the device (across matrices and indices, empty
+    rows included; rows one coefficient or one column off are not repeats); the rows summed are
+    the firsts, shortest first, and the products, repeats copied, stay the CPU reference's;
+    matrices whose rows are all distinct need no firsts and are summed by length too."""
     from cuzk_backend_gpu import field
     from cuzk_core.conformance.inputs import random_r1cs
-    from cuzk_core.r1cs import SparseMatrix
+    from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
     plugin = PLUGINS[name]
     info = plugin.cuzk_backend_info()
@@ -1046,36 +1047,112 @@ def test_a_rows_that_are_b_rows_are_copied_from_b_and_give_the_reference(monkeyp
     monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", {"SPMV_LANES": lanes})
     rng = random.Random(lanes)
     matrices = random_r1cs(rng, 301, 50)
-    a, b = matrices.a, matrices.b
-    a_rows, b_rows = list(a.rows()), list(b.rows())
-    last_col = b.num_cols - 1
+    count, last_col = matrices.num_constraints, matrices.b.num_cols - 1
+    a_rows, b_rows = list(matrices.a.rows()), list(matrices.b.rows())
     k = next(
         i for i, row in enumerate(a_rows) if row and row == b_rows[i] and row[-1][0] < last_col
     )
     b_rows[k] = [*b_rows[k][:-1], (b_rows[k][-1][0] + 1, b_rows[k][-1][1])]  # a column moved
-    b = SparseMatrix.from_rows(b_rows, b.num_cols)
-    matrices = attrs.evolve(matrices, b=b)
-    want_same = np.array([x == y for x, y in zip(a_rows, b.rows(), strict=True)])
-    shared_entries = sum(len(x) for x, same in zip(a_rows, want_same, strict=True) if same)
-    assert not want_same[k] and shared_entries > 300
-    assert any(  # a row one coefficient off
-        x[:-1] == y[:-1] and x[-1][0] == y[-1][0] and x[-1][1] != y[-1][1]
-        for x, y in zip(a_rows, b_rows, strict=True)
-        if x and len(x) == len(y)
+    matrices = attrs.evolve(matrices, b=SparseMatrix.from_rows(b_rows, last_col + 1))
+    rows = [tuple(r) for m in (matrices.a, matrices.b, matrices.c) for r in m.rows()]
+    seen: dict[tuple, int] = {}
+    want = np.array([seen.setdefault(row, i) for i, row in enumerate(rows)], np.uint32)
+    assert want[count + k] == count + k
+    repeats = [i for i in range(3 * count) if want[i] != i and rows[i]]
+    assert len(repeats) > 100 and any(want[i] // count != i // count for i in repeats)
+    assert any(want[i] // count == i // count for i in repeats)  # within one matrix too
+    want_order = sorted(seen.values(), key=lambda i: len(rows[i]))
+    assert len({len(rows[i]) for i in want_order}) > 5
+    a, b, c = (
+        SparseMatrix.from_rows(
+            [[(j, i + m + j) for j in range(i % 4 + 1)] for i in range(count)], 50
+        )
+        for m in (1, 400, 800)
     )
+    distinct = R1CSMatrices(num_inputs=2, num_aux=48, num_constraints=count, a=a, b=b, c=c)
+    by_length = sorted(range(3 * count), key=lambda i: i % count % 4)
     with plugin.gpu.scope():
-        same = field.rows_equal(plugin.gpu, a, b)
-        assert same is not None and np.array_equal(same.get().astype(bool), want_same)
-        assert field.rows_equal(plugin.gpu, a, b) is same  # once per pair
-        unlike = SparseMatrix.from_rows([[(0, 7), (last_col, 7)]] * a.num_rows, b.num_cols)
-        assert field.rows_equal(plugin.gpu, a, unlike) is None
+        plan = field.row_plan(plugin.gpu, matrices)
+        assert plan is not None and plan.first is not None
+        assert np.array_equal(plan.first.get(), want)
+        assert plan.order.get().tolist() == want_order
+        assert field.row_plan(plugin.gpu, matrices) is plan  # once per matrices
+        plan = field.row_plan(plugin.gpu, distinct)
+        assert plan is not None and plan.first is None
+        assert plan.order.get().tolist() == by_length
     plugins = load_plugins()
     gpu_backend = plugins.backend(load_profile("h200", {"backend": name}), Timer(level=0))
     cpu = plugins.backend(load_profile("cpu"), Timer(level=0))
     z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
-    got, want = gpu_backend.evaluate_r1cs(matrices, z), cpu.evaluate_r1cs(matrices, z)
-    for g, w in zip(got, want, strict=True):
+    for m in (matrices, distinct):
+        got, want_products = gpu_backend.evaluate_r1cs(m, z), cpu.evaluate_r1cs(m, z)
+        for g, w in zip(got, want_products, strict=True):
+            assert np.array_equal(np.asarray(g), w)
+    # Hashes of 3 bits collide, so rows of other entries meet in a slot: each row's first is
+    # itself or a row with its entries, and the products stay the reference's.
+    defines = {"SPMV_LANES": lanes, "R1CS_ROW_HASH_MASK": 7}
+    monkeypatch.setitem(plugin.gpu.defines, "r1cs/spmv.cu", defines)
+    colliding = attrs.evolve(matrices)
+    with plugin.gpu.scope():
+        plan = field.row_plan(plugin.gpu, colliding)
+        assert plan is not None and plan.first is not None
+        got_first = plan.first.get()
+    assert all(f == i or rows[f] == rows[i] for i, f in enumerate(got_first))
+    got, want_products = gpu_backend.evaluate_r1cs(colliding, z), cpu.evaluate_r1cs(colliding, z)
+    for g, w in zip(got, want_products, strict=True):
         assert np.array_equal(np.asarray(g), w)
+
+
+def test_order_by_length_takes_the_firsts_shortest_first():
+    """The host's order: the ids that are their own first, by their row's length (ids ascending
+    within a length; rows of 65535 entries or more as one length), across A, B and C."""
+    from cuzk_backend_gpu import field
+
+    rng = np.random.default_rng(7)
+    rows = 200
+    lengths = rng.integers(0, 12, 3 * rows)
+    lengths[[3, 250, 420, 599]] = [70_000, 65_536, 65_535, 65_534]
+    indptrs = [np.concatenate([[0], np.cumsum(part)]) for part in np.split(lengths, 3)]
+    matrices = SimpleNamespace(
+        num_constraints=rows,
+        **{m: SimpleNamespace(indptr=p) for m, p in zip("abc", indptrs, strict=True)},
+    )
+    ids = np.arange(3 * rows)
+    first = np.where(rng.random(3 * rows) < 0.4, ids // 2, ids).astype(np.uint32)
+    first[[3, 250, 420, 599]] = [3, 250, 420, 599]
+    for every in (first, ids.astype(np.uint32)):  # some repeats; none
+        want = sorted(np.flatnonzero(every == ids), key=lambda i: min(lengths[i], 0xFFFF))
+        got = field.order_by_length(matrices, every)  # type: ignore[arg-type]
+        assert got.dtype == np.uint32 and got.tolist() == want
+        assert got[-4:].tolist() == [599, 3, 250, 420]  # the longest: one length past 65534
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_products_without_a_row_plan_sum_every_row(monkeypatch, name):
+    """When the repeats' search would not fit in device memory, the products sum every row of
+    each matrix and stay the CPU reference's; the plan is not kept, so a later proof asks
+    again."""
+    from cuzk_backend_gpu import field
+    from cuzk_core.conformance.inputs import random_r1cs
+
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    rng = random.Random(5)
+    matrices = random_r1cs(rng, 301, 50)
+    z = ints_to_limbs([1] + [rng.randrange(FR_MODULUS) for _ in range(49)])
+    want = load_plugins().backend(load_profile("cpu"), Timer(level=0)).evaluate_r1cs(matrices, z)
+    gpu = plugin.gpu
+    with gpu.scope():
+        z_mont = field.to_montgomery(gpu, gpu.to_device(z))
+        with monkeypatch.context() as patch:
+            patch.setattr(gpu, "free_bytes", lambda: 0)
+            assert field.row_plan(gpu, matrices) is None
+            got = [x.get() for x in field.r1cs_products(gpu, matrices, z_mont)]
+        assert field.row_plan(gpu, matrices) is not None
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(g, w)
 
 
 SIGN_BIT = 1 << 31

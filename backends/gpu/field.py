@@ -3,20 +3,19 @@ row gathers."""
 
 from __future__ import annotations
 
-import weakref
-
+import attrs
 import numpy as np
 
 from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
-from cuzk_core.r1cs import SparseMatrix
+from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
-from .driver import NULL, DeviceArray, Gpu
+from .driver import DeviceArray, Gpu
 
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
 _SPMV = "r1cs/spmv.cu"
-SPMV_LANES = 2
+SPMV_LANES = 4
 """The kernel's SPMV_LANES default: threads that share a row of the R1CS products."""
 
 
@@ -46,59 +45,115 @@ def to_montgomery(gpu: Gpu, values: DeviceArray) -> DeviceArray:
 
 
 def spmv(
-    gpu: Gpu,
-    matrix: SparseMatrix,
-    z_mont: DeviceArray,
-    same_as: tuple[DeviceArray, DeviceArray] | None = None,
+    gpu: Gpu, matrix: SparseMatrix, z_mont: DeviceArray, out: DeviceArray | None = None
 ) -> DeviceArray:
-    """M·z (canonical) for device witness ``z_mont`` in Montgomery form. With ``same_as`` =
-    (mask, product), the rows the uint8 mask marks are copied from that other product instead
-    of summed (:func:`rows_equal`)."""
+    """M·z (canonical) for device witness ``z_mont`` in Montgomery form, into ``out`` (else a
+    new array)."""
     indptr, cols, coeffs = matrix_on_device(gpu, matrix)
     rows = matrix.num_rows
-    out = gpu.empty((rows, 4), np.uint64)
-    lanes = int(gpu.defines.get(_SPMV, {}).get("SPMV_LANES", SPMV_LANES))
-    same, other = same_as if same_as is not None else (NULL, NULL)
-    assert same_as is None or len(same_as[0]) == len(same_as[1]) == rows
+    out = gpu.empty((rows, 4), np.uint64) if out is None else out
+    assert len(out) == rows
     gpu.launch(
         gpu.kernel(_SPMV, "r1cs_spmv"),
-        rows * lanes,
-        (indptr, cols, coeffs, z_mont, out, np.uint64(rows), same, other),
+        rows * _lanes(gpu),
+        (indptr, cols, coeffs, z_mont, out, np.uint64(rows)),
     )
     return out
 
 
-def rows_equal(gpu: Gpu, a: SparseMatrix, b: SparseMatrix) -> DeviceArray | None:
-    """A uint8 mask on the device marking the rows that ``a`` and ``b`` hold entry for entry
-    (an R1CS's x·x constraints put one linear combination in both A and B), or None when there
-    is none; found by a kernel once per pair of matrix objects."""
-    pairs = gpu.cache("rows_equal").setdefault(a, weakref.WeakKeyDictionary())
-    if b not in pairs:
-        rows = a.num_rows
-        same = None
-        if rows and rows == b.num_rows:
-            same = gpu.empty((rows,), np.uint8)
-            gpu.launch(
-                gpu.kernel(_SPMV, "r1cs_rows_equal"),
-                rows,
-                (*matrix_on_device(gpu, a), *matrix_on_device(gpu, b), same, np.uint64(rows)),
-            )
-            if not same.get().any():
-                same = None
-        pairs[b] = same
-    return pairs[b]
+def _lanes(gpu: Gpu) -> int:
+    return int(gpu.defines.get(_SPMV, {}).get("SPMV_LANES", SPMV_LANES))
+
+
+@attrs.frozen
+class RowPlan:
+    """How :func:`r1cs_products` sums the rows of A, B and C (ids: A's rows, then B's, then
+    C's): ``order``, the ids summed (uint32 on the device), by length so that a warp's rows are
+    alike; ``first``, each id's first (the least id whose row holds the same entries) when some
+    row repeats another and is copied from it, else None."""
+
+    order: DeviceArray
+    first: DeviceArray | None
+
+
+def row_plan(gpu: Gpu, matrices: R1CSMatrices) -> RowPlan | None:
+    """The products' :class:`RowPlan`, made once per matrices object: the repeats found by
+    r1cs/spmv.cu's kernels (an R1CS repeats its linear combinations: 65% of porep-lite's
+    entries), the order on the host (~1 s at 2^24). None when the three matrices have 2^32 rows
+    or more; also, not kept, when the search's table (12 bytes a slot, 2–4 slots an id) would
+    take over half the free memory now."""
+    cache = gpu.cache("row_plans")
+    if matrices in cache:
+        return cache[matrices]
+    rows = matrices.num_constraints
+    total = 3 * rows
+    slots = 1 << (2 * total).bit_length()  # a load under one half
+    if 2 * (slots * 12 + total * 12) > gpu.free_bytes():
+        return None  # asked again by the next proof, when memory may allow it
+    plan = None
+    if 0 < total < 1 << 32:
+        first = _first_rows(gpu, matrices, slots)
+        order = order_by_length(matrices, first.get())
+        plan = RowPlan(gpu.to_device(order), first if len(order) < total else None)
+    cache[matrices] = plan
+    return plan
+
+
+def order_by_length(matrices: R1CSMatrices, first: np.ndarray) -> np.ndarray:
+    """The ids that are their own ``first`` (uint32), their rows shortest first, ids ascending
+    within a length."""
+    rows = matrices.num_constraints
+    summed = np.flatnonzero(first == np.arange(len(first), dtype=np.uint32))
+    # Lengths of the summed rows only, matrix by matrix (all rows' would double the host time).
+    keys = np.empty(len(summed), np.uint16)
+    starts = [0, *np.searchsorted(summed, [rows, 2 * rows]).tolist(), len(summed)]
+    for k, m in enumerate((matrices.a, matrices.b, matrices.c)):
+        part = summed[starts[k] : starts[k + 1]] - k * rows
+        # uint16 keys take numpy's radix sort; rows longer than that need no finer order.
+        keys[starts[k] : starts[k + 1]] = np.minimum(m.indptr[part + 1] - m.indptr[part], 0xFFFF)
+    return summed[np.argsort(keys, kind="stable")].astype(np.uint32)
+
+
+def _first_rows(gpu: Gpu, matrices: R1CSMatrices, slots: int) -> DeviceArray:
+    """Each id's first (uint32 on the device), by a table of ``slots`` row hashes."""
+    rows = matrices.num_constraints
+    total = 3 * rows
+    keys = gpu.clear(gpu.empty((slots,), np.uint64))
+    least = gpu.clear(gpu.empty((slots,), np.uint32))
+    hashes = gpu.empty((total,), np.uint64)
+    mask = np.uint64(slots - 1)
+    parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
+    insert = gpu.kernel(_SPMV, "r1cs_rows_insert")
+    for k, part in enumerate(parts):
+        gpu.launch(
+            insert, rows, (*part, np.uint64(rows), np.uint32(k * rows), hashes, keys, least, mask)
+        )
+    first = gpu.empty((total,), np.uint32)
+    args = (*parts[0], *parts[1], *parts[2], np.uint64(rows), hashes, keys, least, mask)
+    gpu.launch(gpu.kernel(_SPMV, "r1cs_rows_first"), total, (*args, first))
+    return first
 
 
 def r1cs_products(
-    gpu: Gpu, a: SparseMatrix, b: SparseMatrix, c: SparseMatrix, z_mont: DeviceArray
+    gpu: Gpu, matrices: R1CSMatrices, z_mont: DeviceArray
 ) -> tuple[DeviceArray, DeviceArray, DeviceArray]:
-    """A·z, B·z, C·z (canonical) for device witness ``z_mont`` in Montgomery form; A's rows
-    that are B's are copied from B·z (a third of porep-lite's entries: bench/NOTES.md, round
-    38)."""
-    b_z = spmv(gpu, b, z_mont)
-    same = rows_equal(gpu, a, b)
-    a_z = spmv(gpu, a, z_mont, None if same is None else (same, b_z))
-    return a_z, b_z, spmv(gpu, c, z_mont)
+    """A·z, B·z, C·z (canonical) for device witness ``z_mont`` in Montgomery form: by the
+    :func:`row_plan`, each distinct row summed once (views of one array then), each repeat
+    copied from its first's product."""
+    plan = row_plan(gpu, matrices)
+    if plan is None:
+        a_z, b_z, c_z = (spmv(gpu, m, z_mont) for m in (matrices.a, matrices.b, matrices.c))
+        return a_z, b_z, c_z
+    rows = matrices.num_constraints
+    out = gpu.empty((3 * rows, 4), np.uint64)
+    parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
+    count = len(plan.order)
+    args = (*parts[0], *parts[1], *parts[2], z_mont, out, plan.order, np.uint64(count))
+    gpu.launch(gpu.kernel(_SPMV, "r1cs_spmv_rows"), count * _lanes(gpu), (*args, np.uint64(rows)))
+    if plan.first is not None:
+        copy = gpu.kernel(_SPMV, "r1cs_copy_repeats")
+        gpu.launch(copy, 3 * rows, (out, plan.first, np.uint64(3 * rows)))
+    return out[:rows], out[rows : 2 * rows], out[2 * rows :]
 
 
 def quotient(gpu: Gpu, a: DeviceArray, b: DeviceArray, c: DeviceArray, scale: int) -> DeviceArray:

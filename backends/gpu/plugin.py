@@ -176,12 +176,13 @@ class GpuPlugin:
                 made = 0 if witness.montgomery is not None else len(witness)
             else:  # an upload and its Montgomery copy (fewer where a mirror exists)
                 made = 2 * len(witness)
-            needed = nnz * 48 + rows + (made + 3 * rows) * _SCALAR_BYTES  # rows: A's mask
+            # 24: the row plan's firsts and order, 4 bytes an id each
+            needed = nnz * 48 + 24 * rows + (made + 3 * rows) * _SCALAR_BYTES
             self.gpu.ensure_fits(needed, "R1CS")
             with self.gpu.step(ctx.timer, "r1cs_tables"):  # the first proof's upload
                 for matrix in (matrices.a, matrices.b, matrices.c):
                     field.matrix_on_device(self.gpu, matrix)
-                field.rows_equal(self.gpu, matrices.a, matrices.b)
+                field.row_plan(self.gpu, matrices)
             if isinstance(witness, DeviceScalars):
                 z_mont = witness.montgomery
                 if z_mont is None:
@@ -191,7 +192,7 @@ class GpuPlugin:
                 if z_mont is None:
                     on_device = self.memory.to_device(ctx.profile, witness)
                     z_mont = field.to_montgomery(self.gpu, on_device)
-            products = field.r1cs_products(self.gpu, matrices.a, matrices.b, matrices.c, z_mont)
+            products = field.r1cs_products(self.gpu, matrices, z_mont)
             if for_quotient:
                 return tuple(DeviceScalars(p) for p in products)
             return tuple(self.memory.returned(ctx.profile, p) for p in products)

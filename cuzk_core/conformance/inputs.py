@@ -188,14 +188,19 @@ def _random_rows(rng: random.Random, rows: int, cols: int) -> list[list[tuple[in
 
 def random_r1cs(rng: random.Random, rows: int, cols: int) -> R1CSMatrices:
     """Random sparse A, B, C (``rows`` × ``cols``, two inputs): empty, short and dense rows.
-    A quarter of B's rows are A's (x·x constraints), and a twelfth differ from A's in their
-    last coefficient only."""
+    Rows repeat as in circuits: a quarter of B's rows are A's (x·x constraints) and a twelfth
+    differ from A's in their last coefficient only; a fifth of C's rows are B's row before,
+    and a seventh of A's are A's row three before."""
     a_rows, b_rows, c_rows = (_random_rows(rng, rows, cols) for _ in range(3))
+    for row in range(3, rows, 7):
+        a_rows[row] = list(a_rows[row - 3])
     for row in range(1, rows, 3):
         b_rows[row] = list(a_rows[row])
         if row % 4 == 0 and b_rows[row]:
             col, coeff = b_rows[row][-1]
             b_rows[row][-1] = (col, coeff % (R - 1) + 1)  # another nonzero coefficient
+    for row in range(2, rows, 5):
+        c_rows[row] = list(b_rows[row - 1])
     a, b, c = (SparseMatrix.from_rows(m, cols) for m in (a_rows, b_rows, c_rows))
     return R1CSMatrices(num_inputs=2, num_aux=cols - 2, num_constraints=rows, a=a, b=b, c=c)
 

@@ -5,11 +5,12 @@
 // Threads a row: SPMV_LANES neighbouring threads take every SPMV_LANES-th entry of one row, so a
 // warp's loads of columns and coefficients are contiguous and a row has that many gathers of z
 // in flight at once, then add their sums across the lanes. 1 is one thread a row, its entries
-// in sequence. The host (backends/gpu/field.py) launches rows × SPMV_LANES threads. 2 by
-// measurement (H100, porep-lite d32): 2^20 1.55 → 1.37 ms, 2^24 21.2 → 19.6 ms against 1 lane;
-// 4 and 8 are no faster (bench/NOTES.md, rounds 32–33).
+// in sequence. The host (backends/gpu/field.py) launches rows × SPMV_LANES threads. 4 by
+// measurement over the distinct rows by length (r1cs_spmv_rows; H100, porep-lite d32): 2^20
+// 0.50 → 0.48 ms, 2^22 2.51 → 2.34, 2^24 10.18 → 9.34 against 2; over every row in order
+// (r1cs_spmv, the fallback) 4 costs 3% at 2^22 and 2^24 (bench/NOTES.md, rounds 32–33, 39).
 #ifndef SPMV_LANES
-#define SPMV_LANES 2
+#define SPMV_LANES 4
 #endif
 static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES - 1)) == 0,
               "SPMV_LANES is a power of two up to a warp");
@@ -17,25 +18,19 @@ static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES -
 
 // coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
 // coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
-// With `same` (else null), a row it marks is not summed: its product is copied from
-// `copy_from`, the product of another matrix whose row is the same (A's x·x rows are B's:
-// r1cs_rows_equal).
-extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
-                                     const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
-                                     uint64_t rows, const uint8_t* same, const fr_t* copy_from) {
-    const uint64_t thread = global_thread();
-    const uint64_t row = thread / SPMV_LANES;
-    const int lane = static_cast<int>(thread % SPMV_LANES);
-    const bool copied = same != nullptr && row < rows && same[row] != 0;
+// This lane's share of row `row`'s sum, added across the row's lanes. Every thread of the warp
+// calls it (the launch's blocks are whole warps, and a row past the end adds zeros), as the
+// shuffles need.
+__device__ __forceinline__ fr_t row_sum(const int64_t* indptr, const int64_t* cols,
+                                        const fr_t* coeffs, const fr_t* z_mont, uint64_t row,
+                                        bool live, int lane) {
     fr_t acc = fr_t::zero();
-    if (row < rows && !copied) {
+    if (live) {
         for (int64_t e = indptr[row] + lane; e < indptr[row + 1]; e += SPMV_LANES) {
             acc = acc + load_vec(coeffs + e) * load_vec(z_mont + cols[e]);
         }
     }
 #if SPMV_LANES > 1
-    // Every thread of the warp gets here (the launch's blocks are whole warps, and a row past
-    // the end adds zeros), as the shuffles need.
 #pragma unroll
     for (int d = SPMV_LANES / 2; d > 0; d /= 2) {
         fr_t other;
@@ -44,22 +39,142 @@ extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
         acc = acc + other;
     }
 #endif
-    if (row < rows && lane == 0) store_vec(out + row, copied ? load_vec(copy_from + row) : acc);
+    return acc;
 }
 
-// same[row] = 1 where row `row` of matrix A and of matrix B hold the same entries in the same
-// order (columns and canonical coefficients), else 0: a thread a row, once per pair of matrices.
-extern "C" __global__ void r1cs_rows_equal(const int64_t* indptr_a, const int64_t* cols_a,
-                                           const fr_t* coeffs_a, const int64_t* indptr_b,
-                                           const int64_t* cols_b, const fr_t* coeffs_b,
-                                           uint8_t* same, uint64_t rows) {
+// out = M·z, row by row.
+extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
+                                     const fr_t* coeffs, const fr_t* z_mont, fr_t* out,
+                                     uint64_t rows) {
+    const uint64_t thread = global_thread();
+    const uint64_t row = thread / SPMV_LANES;
+    const int lane = static_cast<int>(thread % SPMV_LANES);
+    const fr_t acc = row_sum(indptr, cols, coeffs, z_mont, row, row < rows, lane);
+    if (row < rows && lane == 0) store_vec(out + row, acc);
+}
+
+// A·z, B·z and C·z in one launch, over a list of row ids (matrix m's row r is m·rows + r):
+// out[id] for each of order[0 … count), out holding A·z, then B·z, then C·z. The prover's list
+// holds each distinct row once, by length, so a warp's rows take alike time (in one matrix's
+// order a warp waits for its longest row: porep-lite's lengths run from 1 to hundreds).
+extern "C" __global__ void r1cs_spmv_rows(
+    const int64_t* pa, const int64_t* ca, const fr_t* ka, const int64_t* pb, const int64_t* cb,
+    const fr_t* kb, const int64_t* pc, const int64_t* cc, const fr_t* kc, const fr_t* z_mont,
+    fr_t* out, const uint32_t* order, uint64_t count, uint64_t rows) {
+    const uint64_t thread = global_thread();
+    const uint64_t k = thread / SPMV_LANES;
+    const int lane = static_cast<int>(thread % SPMV_LANES);
+    const uint64_t id = k < count ? order[k] : 0;
+    const uint64_t m = id / rows;  // 0 A, 1 B, 2 C
+    const fr_t acc = row_sum(m == 0 ? pa : m == 1 ? pb : pc, m == 0 ? ca : m == 1 ? cb : cc,
+                             m == 0 ? ka : m == 1 ? kb : kc, z_mont, id % rows, k < count, lane);
+    if (k < count && lane == 0) store_vec(out + id, acc);
+}
+
+// ---------------------------------------------------------------- distinct rows
+// The rows of A, B and C as one list of ids (matrix m's row r is m·rows + r). A row's first is
+// the least id holding the same entries in the same order (columns and canonical coefficients):
+// its product is summed once (r1cs_spmv_rows) and copied to the rest. In an R1CS one linear
+// combination is often A's and B's row of a square x·x and B's row of x⁴·x (porep-lite: 65%
+// of the entries).
+// Found once per matrices: r1cs_rows_insert puts every row's hash in an open-addressing table,
+// keeping the least id with that hash; r1cs_rows_first checks each row against that id's row
+// entry for entry (a hash collision leaves a row its own first).
+
+// Tests only: a mask on the rows' hashes, so that few bits make collisions (the check entry
+// for entry then keeps rows apart).
+#ifndef R1CS_ROW_HASH_MASK
+#define R1CS_ROW_HASH_MASK 0xffffffffffffffffull
+#endif
+
+// murmur3's 64-bit finalizer.
+__device__ __forceinline__ uint64_t row_mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+// A row's hash over its length, columns and coefficient words; never 0 (an empty slot).
+__device__ uint64_t row_hash(const int64_t* indptr, const int64_t* cols, const fr_t* coeffs,
+                             uint64_t row) {
+    const int64_t begin = indptr[row], end = indptr[row + 1];
+    uint64_t h = row_mix((uint64_t)(end - begin) + 0x9e3779b97f4a7c15ull);
+    for (int64_t e = begin; e < end; e++) {
+        h = row_mix(h ^ (uint64_t)cols[e]);
+        const fr_t k = load_vec(coeffs + e);
+#pragma unroll
+        for (int i = 0; i < fr_t::N; i += 2) {
+            h = row_mix(h ^ ((uint64_t)k.v[i + 1] << 32 | k.v[i]));
+        }
+    }
+    h &= R1CS_ROW_HASH_MASK;
+    return h != 0 ? h : 1;
+}
+
+// Row ids first_id … first_id + rows − 1 (one matrix): hashes[id] = the row's hash, and into the
+// table (capacity mask + 1, a power of two, zeroed): keys[slot] = a hash, least[slot] = the
+// largest ~id of the rows with it (so ~least[slot] is the least id).
+extern "C" __global__ void r1cs_rows_insert(const int64_t* indptr, const int64_t* cols,
+                                            const fr_t* coeffs, uint64_t rows, uint32_t first_id,
+                                            unsigned long long* hashes, unsigned long long* keys,
+                                            uint32_t* least, uint64_t mask) {
     const uint64_t row = global_thread();
     if (row >= rows) return;
-    const int64_t a = indptr_a[row], b = indptr_b[row], length = indptr_a[row + 1] - a;
-    bool equal = length == indptr_b[row + 1] - b;
-    for (int64_t e = 0; equal && e < length; e++) {
-        equal = cols_a[a + e] == cols_b[b + e] &&
-                load_vec(coeffs_a + a + e) == load_vec(coeffs_b + b + e);
+    const uint32_t id = first_id + (uint32_t)row;
+    const unsigned long long h = row_hash(indptr, cols, coeffs, row);
+    hashes[id] = h;
+    // Plain reads first: a slot's key never changes once set, and least only grows, so a row
+    // of a common hash (every empty row) mostly finds both done without an atomic.
+    for (uint64_t slot = h & mask;; slot = (slot + 1) & mask) {
+        unsigned long long seen = keys[slot];
+        if (seen == 0) seen = atomicCAS(keys + slot, 0ull, h);
+        if (seen == 0 || seen == h) {
+            if (least[slot] < ~id) atomicMax(least + slot, ~id);
+            return;
+        }
     }
-    same[row] = equal ? 1 : 0;
+}
+
+// Whether row ra of matrix (pa, ca, ka) and row rb of (pb, cb, kb) hold the same entries.
+__device__ bool rows_same(const int64_t* pa, const int64_t* ca, const fr_t* ka, uint64_t ra,
+                          const int64_t* pb, const int64_t* cb, const fr_t* kb, uint64_t rb) {
+    const int64_t a = pa[ra], b = pb[rb], length = pa[ra + 1] - a;
+    bool same = length == pb[rb + 1] - b;
+    for (int64_t e = 0; same && e < length; e++) {
+        same = ca[a + e] == cb[b + e] && load_vec(ka + a + e) == load_vec(kb + b + e);
+    }
+    return same;
+}
+
+// first[id] for the 3·rows ids of A, B, C (after r1cs_rows_insert of all three).
+extern "C" __global__ void r1cs_rows_first(
+    const int64_t* pa, const int64_t* ca, const fr_t* ka, const int64_t* pb, const int64_t* cb,
+    const fr_t* kb, const int64_t* pc, const int64_t* cc, const fr_t* kc, uint64_t rows,
+    const unsigned long long* hashes, const unsigned long long* keys, const uint32_t* least,
+    uint64_t mask, uint32_t* first) {
+    const uint64_t id = global_thread();
+    if (id >= 3 * rows) return;
+    const unsigned long long h = hashes[id];
+    uint64_t slot = h & mask;
+    while (keys[slot] != h) slot = (slot + 1) & mask;
+    const uint64_t f = ~least[slot];
+    const uint64_t m = id / rows, n = f / rows;  // the matrices: 0 A, 1 B, 2 C
+    const bool repeat = f != id && rows_same(m == 0 ? pa : m == 1 ? pb : pc,
+                                             m == 0 ? ca : m == 1 ? cb : cc,
+                                             m == 0 ? ka : m == 1 ? kb : kc, id % rows,
+                                             n == 0 ? pa : n == 1 ? pb : pc,
+                                             n == 0 ? ca : n == 1 ? cb : cc,
+                                             n == 0 ? ka : n == 1 ? kb : kc, f % rows);
+    first[id] = (uint32_t)(repeat ? f : id);
+}
+
+// out[id] = out[first[id]] for every row whose first is another (after r1cs_spmv_rows over the
+// first rows; a first row's own first is itself, so nothing read here is written here).
+extern "C" __global__ void r1cs_copy_repeats(fr_t* out, const uint32_t* first, uint64_t total) {
+    const uint64_t id = global_thread();
+    if (id >= total) return;
+    const uint32_t f = first[id];
+    if (f != id) store_vec(out + id, load_vec(out + f));
 }
