@@ -1103,28 +1103,41 @@ def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkey
         assert np.array_equal(np.asarray(g), w)
 
 
-def test_order_by_length_takes_the_firsts_shortest_first():
-    """The host's order: the ids that are their own first, by their row's length (ids ascending
-    within a length; rows of 65535 entries or more as one length), across A, B and C."""
+@pytest.mark.parametrize("name", PLUGINS)
+def test_order_by_length_takes_the_firsts_shortest_first(name):
+    """The products' order, made on the device: the ids that are their own first, by their
+    row's length (ids ascending within a length; rows of 65535 entries or more as one length),
+    across A, B and C; with no repeats, every id."""
     from cuzk_backend_gpu import field
+    from cuzk_core.r1cs import SparseMatrix
 
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
     rng = np.random.default_rng(7)
     rows = 200
     lengths = rng.integers(0, 12, 3 * rows)
     lengths[[3, 250, 420, 599]] = [70_000, 65_536, 65_535, 65_534]
-    indptrs = [np.concatenate([[0], np.cumsum(part)]) for part in np.split(lengths, 3)]
-    matrices = SimpleNamespace(
-        num_constraints=rows,
-        **{m: SimpleNamespace(indptr=p) for m, p in zip("abc", indptrs, strict=True)},
-    )
+
+    def matrix(part: np.ndarray) -> SparseMatrix:
+        cols = np.concatenate([np.arange(n) for n in part])
+        coeffs = np.zeros((len(cols), 4), np.uint64)
+        coeffs[:, 0] = 1
+        return SparseMatrix(np.concatenate([[0], np.cumsum(part)]), cols, coeffs, 70_000)
+
+    a, b, c = (matrix(part) for part in np.split(lengths, 3))
+    matrices = SimpleNamespace(num_constraints=rows, a=a, b=b, c=c)
     ids = np.arange(3 * rows)
     first = np.where(rng.random(3 * rows) < 0.4, ids // 2, ids).astype(np.uint32)
     first[[3, 250, 420, 599]] = [3, 250, 420, 599]
-    for every in (first, ids.astype(np.uint32)):  # some repeats; none
-        want = sorted(np.flatnonzero(every == ids), key=lambda i: min(lengths[i], 0xFFFF))
-        got = field.order_by_length(matrices, every)  # type: ignore[arg-type]
+    for firsts in (first, ids.astype(np.uint32)):  # some repeats; none
+        want = sorted(np.flatnonzero(firsts == ids), key=lambda i: min(lengths[i], 0xFFFF))
+        assert want[-4:] == [599, 3, 250, 420]  # the longest: one length past 65534
+        with plugin.gpu.scope():
+            on_device = plugin.gpu.to_device(firsts)
+            got = field.order_by_length(plugin.gpu, matrices, on_device).get()  # type: ignore[arg-type]
         assert got.dtype == np.uint32 and got.tolist() == want
-        assert got[-4:].tolist() == [599, 3, 250, 420]  # the longest: one length past 65534
 
 
 @pytest.mark.parametrize("name", PLUGINS)
