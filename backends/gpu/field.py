@@ -45,15 +45,11 @@ def to_montgomery(gpu: Gpu, values: DeviceArray) -> DeviceArray:
     return out
 
 
-def spmv(
-    gpu: Gpu, matrix: SparseMatrix, z_mont: DeviceArray, out: DeviceArray | None = None
-) -> DeviceArray:
-    """M·z (canonical) for device witness ``z_mont`` in Montgomery form, into ``out`` (else a
-    new array)."""
+def spmv(gpu: Gpu, matrix: SparseMatrix, z_mont: DeviceArray) -> DeviceArray:
+    """M·z (canonical) for device witness ``z_mont`` in Montgomery form."""
     indptr, cols, coeffs = matrix_on_device(gpu, matrix)
     rows = matrix.num_rows
-    out = gpu.empty((rows, 4), np.uint64) if out is None else out
-    assert len(out) == rows
+    out = gpu.empty((rows, 4), np.uint64)
     gpu.launch(
         gpu.kernel(_SPMV, "r1cs_spmv"),
         rows * _lanes(gpu),
