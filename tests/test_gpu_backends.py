@@ -1103,28 +1103,48 @@ def test_repeated_rows_are_copied_from_their_first_and_give_the_reference(monkey
         assert np.array_equal(np.asarray(g), w)
 
 
-def test_order_by_length_takes_the_firsts_shortest_first():
-    """The host's order: the ids that are their own first, by their row's length (ids ascending
-    within a length; rows of 65535 entries or more as one length), across A, B and C."""
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize(
+    ("rows", "longest"),
+    [(200, 70_000), (1500, 7), (50, 0)],
+    ids=["rows-past-65535", "three-bits-several-tiles", "all-empty"],
+)
+def test_order_by_length_takes_the_firsts_shortest_first(name, rows, longest):
+    """The products' order, made on the device: the ids that are their own first, by their
+    row's length (ids ascending within a length; rows of 65535 entries or more as one length),
+    across A, B and C; with no repeats, every id. Cases: 16 passes of the radix sort, 3 over
+    several scan tiles, none."""
     from cuzk_backend_gpu import field
+    from cuzk_core.r1cs import SparseMatrix
 
-    rng = np.random.default_rng(7)
-    rows = 200
-    lengths = rng.integers(0, 12, 3 * rows)
-    lengths[[3, 250, 420, 599]] = [70_000, 65_536, 65_535, 65_534]
-    indptrs = [np.concatenate([[0], np.cumsum(part)]) for part in np.split(lengths, 3)]
-    matrices = SimpleNamespace(
-        num_constraints=rows,
-        **{m: SimpleNamespace(indptr=p) for m, p in zip("abc", indptrs, strict=True)},
-    )
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    rng = np.random.default_rng(rows)
     ids = np.arange(3 * rows)
+    lengths = rng.integers(0, min(longest, 11) + 1, 3 * rows)
+    long_ids = [3, 250, 420, 599] if longest > 0xFFFF else []
+    lengths[long_ids] = [70_000, 65_536, 65_535, 65_534][: len(long_ids)]
+
+    def matrix(part: np.ndarray) -> SparseMatrix:
+        cols = np.concatenate([np.arange(n) for n in part])
+        coeffs = np.zeros((len(cols), 4), np.uint64)
+        coeffs[:, 0] = 1
+        return SparseMatrix(np.concatenate([[0], np.cumsum(part)]), cols, coeffs, 70_000)
+
+    a, b, c = (matrix(part) for part in np.split(lengths, 3))
+    matrices = SimpleNamespace(num_constraints=rows, a=a, b=b, c=c)
     first = np.where(rng.random(3 * rows) < 0.4, ids // 2, ids).astype(np.uint32)
-    first[[3, 250, 420, 599]] = [3, 250, 420, 599]
-    for every in (first, ids.astype(np.uint32)):  # some repeats; none
-        want = sorted(np.flatnonzero(every == ids), key=lambda i: min(lengths[i], 0xFFFF))
-        got = field.order_by_length(matrices, every)  # type: ignore[arg-type]
+    first[long_ids] = long_ids
+    for firsts in (first, ids.astype(np.uint32)):  # some repeats; none
+        want = sorted(np.flatnonzero(firsts == ids), key=lambda i: min(lengths[i], 0xFFFF))
+        if long_ids:
+            assert want[-4:] == [599, 3, 250, 420]  # the longest: one length past 65534
+        with plugin.gpu.scope():
+            on_device = plugin.gpu.to_device(firsts)
+            got = field.order_by_length(plugin.gpu, matrices, on_device).get()  # type: ignore[arg-type]
         assert got.dtype == np.uint32 and got.tolist() == want
-        assert got[-4:].tolist() == [599, 3, 250, 420]  # the longest: one length past 65534
 
 
 @pytest.mark.parametrize("name", PLUGINS)

@@ -10,6 +10,7 @@ from cuzk_core.field.constants import FR_MODULUS
 from cuzk_core.layout import ints_to_limbs
 from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
+from . import scan
 from .driver import DeviceArray, Gpu
 
 _R = FR_MODULUS
@@ -75,9 +76,9 @@ class RowPlan:
 def row_plan(gpu: Gpu, matrices: R1CSMatrices) -> RowPlan | None:
     """The products' :class:`RowPlan`, made once per matrices object: the repeats found by
     r1cs/spmv.cu's kernels (an R1CS repeats its linear combinations: 65% of porep-lite's
-    entries), the order on the host (~1 s at 2^24). None when the three matrices have 2^32 rows
-    or more; also, not kept, when the search's table (12 bytes a slot, 2–4 slots an id) would
-    take over half the free memory now."""
+    entries), then their order. None when the three matrices have 2^32 rows or more; also, not
+    kept, when the search's table (12 bytes a slot, 2–4 slots an id; the order's arrays take
+    less) would take over half the free memory now."""
     cache = gpu.cache("row_plans")
     if matrices in cache:
         return cache[matrices]
@@ -89,25 +90,38 @@ def row_plan(gpu: Gpu, matrices: R1CSMatrices) -> RowPlan | None:
     plan = None
     if 0 < total < 1 << 32:
         first = _first_rows(gpu, matrices, slots)
-        order = order_by_length(matrices, first.get())
-        plan = RowPlan(gpu.to_device(order), first if len(order) < total else None)
+        order = order_by_length(gpu, matrices, first)
+        plan = RowPlan(order, first if len(order) < total else None)
     cache[matrices] = plan
     return plan
 
 
-def order_by_length(matrices: R1CSMatrices, first: np.ndarray) -> np.ndarray:
-    """The ids that are their own ``first`` (uint32), their rows shortest first, ids ascending
-    within a length."""
+def order_by_length(gpu: Gpu, matrices: R1CSMatrices, first: DeviceArray) -> DeviceArray:
+    """The ids that are their own ``first`` (uint32 on the device), their rows shortest first
+    (rows of 65535 entries or more as one length), ids ascending within a length: compacted,
+    then a stable radix sort of one bit a pass over the lengths' bits."""
     rows = matrices.num_constraints
-    summed = np.flatnonzero(first == np.arange(len(first), dtype=np.uint32))
-    # Lengths of the summed rows only, matrix by matrix (all rows' would double the host time).
-    keys = np.empty(len(summed), np.uint16)
-    starts = [0, *np.searchsorted(summed, [rows, 2 * rows]).tolist(), len(summed)]
-    for k, m in enumerate((matrices.a, matrices.b, matrices.c)):
-        part = summed[starts[k] : starts[k + 1]] - k * rows
-        # uint16 keys take numpy's radix sort; rows longer than that need no finer order.
-        keys[starts[k] : starts[k + 1]] = np.minimum(m.indptr[part + 1] - m.indptr[part], 0xFFFF)
-    return summed[np.argsort(keys, kind="stable")].astype(np.uint32)
+    total = len(first)
+    flags = gpu.empty((total,), np.uint32)
+    gpu.launch(gpu.kernel(_SPMV, "r1cs_summed_flags"), total, (first, np.uint64(total), flags))
+    ids = scan.flatnonzero(gpu, flags)
+    del flags
+    count = np.uint64(len(ids))
+    indptrs = [matrix_on_device(gpu, m)[0] for m in (matrices.a, matrices.b, matrices.c)]
+    keys = gpu.empty((len(ids),), np.uint32)
+    lengths = gpu.kernel(_SPMV, "r1cs_row_lengths")
+    gpu.launch(lengths, len(ids), (ids, count, *indptrs, np.uint64(rows), keys))
+    longest = gpu.empty((1,), np.uint32)
+    scan.maximum_into(gpu, keys, longest)
+    zeros, ids_out, keys_out = (gpu.empty((len(ids),), np.uint32) for _ in range(3))
+    bit_clear = gpu.kernel(_SPMV, "r1cs_key_bit_clear")
+    split = gpu.kernel(_SPMV, "r1cs_split_by_bit")
+    for bit in map(np.uint32, range(int(longest.get()[0]).bit_length())):
+        gpu.launch(bit_clear, len(ids), (keys, count, bit, zeros))
+        scan.inclusive_sum(gpu, zeros, zeros)
+        gpu.launch(split, len(ids), (ids, keys, zeros, count, bit, ids_out, keys_out))
+        ids, ids_out, keys, keys_out = ids_out, ids, keys_out, keys
+    return ids
 
 
 def _first_rows(gpu: Gpu, matrices: R1CSMatrices, slots: int) -> DeviceArray:

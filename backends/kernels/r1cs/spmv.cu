@@ -178,3 +178,49 @@ extern "C" __global__ void r1cs_copy_repeats(fr_t* out, const uint32_t* first, u
     const uint32_t f = first[id];
     if (f != id) store_vec(out + id, load_vec(out + f));
 }
+
+// ---------------------------------------------------------------- the summed rows' order
+// r1cs_spmv_rows' list: the ids that are their own first, by their row's length, ids
+// ascending within a length. Compacted by util/scan.cu, then sorted by a stable radix sort of
+// one bit a pass (backends/gpu/field.py's order_by_length).
+
+// flags[id] = 1 where id is its own first.
+extern "C" __global__ void r1cs_summed_flags(const uint32_t* first, uint64_t total,
+                                             uint32_t* flags) {
+    const uint64_t id = global_thread();
+    if (id < total) flags[id] = first[id] == id ? 1u : 0u;
+}
+
+// keys[k] = the length of row ids[k] (matrix id / rows), at most 0xFFFF: rows that long fill
+// whole warps whatever their order.
+extern "C" __global__ void r1cs_row_lengths(const uint32_t* ids, uint64_t count,
+                                            const int64_t* pa, const int64_t* pb,
+                                            const int64_t* pc, uint64_t rows, uint32_t* keys) {
+    const uint64_t k = global_thread();
+    if (k >= count) return;
+    const uint64_t id = ids[k], m = id / rows, r = id % rows;
+    const int64_t* indptr = m == 0 ? pa : m == 1 ? pb : pc;
+    const int64_t length = indptr[r + 1] - indptr[r];
+    keys[k] = (uint32_t)(length < 0xFFFF ? length : 0xFFFF);
+}
+
+// flags[k] = 1 where bit `bit` of keys[k] is clear.
+extern "C" __global__ void r1cs_key_bit_clear(const uint32_t* keys, uint64_t count, uint32_t bit,
+                                              uint32_t* flags) {
+    const uint64_t k = global_thread();
+    if (k < count) flags[k] = (keys[k] >> bit) & 1u ? 0u : 1u;
+}
+
+// One pass: (ids, keys) split by bit `bit` of the keys, clear bits first, each side in its
+// order. zeros: the inclusive sums of r1cs_key_bit_clear's flags, so zeros[k] clear bits up
+// to k and k − zeros[k] set ones before a set one at k.
+extern "C" __global__ void r1cs_split_by_bit(const uint32_t* ids, const uint32_t* keys,
+                                             const uint32_t* zeros, uint64_t count, uint32_t bit,
+                                             uint32_t* ids_out, uint32_t* keys_out) {
+    const uint64_t k = global_thread();
+    if (k >= count) return;
+    const uint32_t key = keys[k];
+    const uint64_t to = (key >> bit) & 1u ? zeros[count - 1] + k - zeros[k] : zeros[k] - 1;
+    ids_out[to] = ids[k];
+    keys_out[to] = key;
+}
