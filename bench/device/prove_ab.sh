@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Whole proofs, this tree against a reference tree, in alternating processes (`bench prove`,
-# spans by CUZK_TIMING=2 in the first round only). Run from the tree's root after
+# spans by CUZK_TIMING=2 in the first round only), the tree that goes first swapped every round:
+# at 2^20 on an H100, with a fixed order, whichever tree went first read ~3% slower (11 of 16
+# rounds; bench/NOTES.md, round 40). Run from the tree's root after
 # `source bench/device/prepare.sh SHARED REF_TARBALL`, with a key made by `cuzk setup` in PARAMS.
 #   bash bench/device/prove_ab.sh PARAMS OUT ROUNDS [bench prove args...]
 #   bash bench/device/prove_ab.sh /tmp/p20 $OUT/ab 2 --challenges 135 --depth 32 --runs 5 --warmup 2
@@ -17,7 +19,8 @@ mkdir -p "$out"
 # absolute: each process runs in /tmp
 params=$(cd "$params" && pwd) out=$(cd "$out" && pwd)
 for round in $(seq 1 "$rounds"); do
-    for tree in main ref; do
+    order=$([ $((round % 2)) = 1 ] && echo "main ref" || echo "ref main")
+    for tree in $order; do
         use "$tree"
         timing=$([ "$round" = 1 ] && echo 2 || echo 0)
         # outside the tree's root: there `python -m` and pytest would import this tree's core
