@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Whole proofs, this tree against a reference tree, in alternating processes (`bench prove`,
 # spans by CUZK_TIMING=2 in the first round only), the tree that goes first swapped every round:
-# at 2^20 on an H100, with a fixed order, whichever tree went first read ~3% slower (11 of 16
-# rounds; bench/NOTES.md, round 40). Run from the tree's root after
+# at 2^20 on an H100, with a fixed order, whichever tree went first read slower in 11 of 16
+# rounds, by ~3% (weak evidence, p ≈ 0.1, but enough to fake a code effect; bench/NOTES.md,
+# round 40). Run from the tree's root after
 # `source bench/device/prepare.sh SHARED REF_TARBALL`, with a key made by `cuzk setup` in PARAMS.
 #   bash bench/device/prove_ab.sh PARAMS OUT ROUNDS [bench prove args...]
 #   bash bench/device/prove_ab.sh /tmp/p20 $OUT/ab 2 --challenges 135 --depth 32 --runs 5 --warmup 2
