@@ -3,6 +3,8 @@ row gathers."""
 
 from __future__ import annotations
 
+import itertools
+
 import attrs
 import numpy as np
 
@@ -35,6 +37,14 @@ def matrix_on_device(
         )
         cache[matrix] = cached
     return cached
+
+
+def _three_on_device(
+    gpu: Gpu, matrices: R1CSMatrices
+) -> tuple[tuple[DeviceArray, DeviceArray, DeviceArray], ...]:
+    """A's, B's and C's :func:`matrix_on_device` (r1cs/spmv.cu's kernels over all three take
+    their nine arrays in this order)."""
+    return tuple(matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c))
 
 
 def to_montgomery(gpu: Gpu, values: DeviceArray) -> DeviceArray:
@@ -107,7 +117,7 @@ def order_by_length(gpu: Gpu, matrices: R1CSMatrices, first: DeviceArray) -> Dev
     ids = scan.flatnonzero(gpu, flags)
     del flags
     count = np.uint64(len(ids))
-    indptrs = [matrix_on_device(gpu, m)[0] for m in (matrices.a, matrices.b, matrices.c)]
+    indptrs = [indptr for indptr, _, _ in _three_on_device(gpu, matrices)]
     keys = gpu.empty((len(ids),), np.uint32)
     lengths = gpu.kernel(_SPMV, "r1cs_row_lengths")
     gpu.launch(lengths, len(ids), (ids, count, *indptrs, np.uint64(rows), keys))
@@ -132,14 +142,14 @@ def _first_rows(gpu: Gpu, matrices: R1CSMatrices, slots: int) -> DeviceArray:
     least = gpu.clear(gpu.empty((slots,), np.uint32))
     hashes = gpu.empty((total,), np.uint64)
     mask = np.uint64(slots - 1)
-    parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
+    parts = _three_on_device(gpu, matrices)
     insert = gpu.kernel(_SPMV, "r1cs_rows_insert")
     for k, part in enumerate(parts):
         gpu.launch(
             insert, rows, (*part, np.uint64(rows), np.uint32(k * rows), hashes, keys, least, mask)
         )
     first = gpu.empty((total,), np.uint32)
-    args = (*parts[0], *parts[1], *parts[2], np.uint64(rows), hashes, keys, least, mask)
+    args = (*itertools.chain.from_iterable(parts), np.uint64(rows), hashes, keys, least, mask)
     gpu.launch(gpu.kernel(_SPMV, "r1cs_rows_first"), total, (*args, first))
     return first
 
@@ -156,9 +166,9 @@ def r1cs_products(
         return a_z, b_z, c_z
     rows = matrices.num_constraints
     out = gpu.empty((3 * rows, 4), np.uint64)
-    parts = [matrix_on_device(gpu, m) for m in (matrices.a, matrices.b, matrices.c)]
     count = len(plan.order)
-    args = (*parts[0], *parts[1], *parts[2], z_mont, out, plan.order, np.uint64(count))
+    parts = itertools.chain.from_iterable(_three_on_device(gpu, matrices))
+    args = (*parts, z_mont, out, plan.order, np.uint64(count))
     gpu.launch(gpu.kernel(_SPMV, "r1cs_spmv_rows"), count * _lanes(gpu), (*args, np.uint64(rows)))
     if plan.first is not None:
         copy = gpu.kernel(_SPMV, "r1cs_copy_repeats")

@@ -16,18 +16,31 @@ static_assert(SPMV_LANES >= 1 && SPMV_LANES <= 32 && (SPMV_LANES & (SPMV_LANES -
               "SPMV_LANES is a power of two up to a warp");
 #define FULL_WARP 0xffffffffu
 
+// One CSR matrix on the device, as the host passes it: indptr, cols, coeffs.
+struct csr_t {
+    const int64_t* indptr;
+    const int64_t* cols;
+    const fr_t* coeffs;
+};
+
+// Matrix m's (0 A, 1 B, 2 C) value of a, b, c: selects, so no array of the three is made in
+// local memory.
+template <typename T>
+__device__ __forceinline__ T of_matrix(uint64_t m, T a, T b, T c) {
+    return m == 0 ? a : m == 1 ? b : c;
+}
+
 // coeffs are canonical and z_mont in Montgomery form, so each Montgomery product
 // coeff·(z·R)·R^-1 is already the canonical coeff·z: no conversion of the output.
 // This lane's share of row `row`'s sum, added across the row's lanes. Every thread of the warp
 // calls it (the launch's blocks are whole warps, and a row past the end adds zeros), as the
 // shuffles need.
-__device__ __forceinline__ fr_t row_sum(const int64_t* indptr, const int64_t* cols,
-                                        const fr_t* coeffs, const fr_t* z_mont, uint64_t row,
-                                        bool live, int lane) {
+__device__ __forceinline__ fr_t row_sum(csr_t matrix, const fr_t* z_mont, uint64_t row, bool live,
+                                        int lane) {
     fr_t acc = fr_t::zero();
     if (live) {
-        for (int64_t e = indptr[row] + lane; e < indptr[row + 1]; e += SPMV_LANES) {
-            acc = acc + load_vec(coeffs + e) * load_vec(z_mont + cols[e]);
+        for (int64_t e = matrix.indptr[row] + lane; e < matrix.indptr[row + 1]; e += SPMV_LANES) {
+            acc = acc + load_vec(matrix.coeffs + e) * load_vec(z_mont + matrix.cols[e]);
         }
     }
 #if SPMV_LANES > 1
@@ -49,7 +62,7 @@ extern "C" __global__ void r1cs_spmv(const int64_t* indptr, const int64_t* cols,
     const uint64_t thread = global_thread();
     const uint64_t row = thread / SPMV_LANES;
     const int lane = static_cast<int>(thread % SPMV_LANES);
-    const fr_t acc = row_sum(indptr, cols, coeffs, z_mont, row, row < rows, lane);
+    const fr_t acc = row_sum({indptr, cols, coeffs}, z_mont, row, row < rows, lane);
     if (row < rows && lane == 0) store_vec(out + row, acc);
 }
 
@@ -65,9 +78,8 @@ extern "C" __global__ void r1cs_spmv_rows(
     const uint64_t k = thread / SPMV_LANES;
     const int lane = static_cast<int>(thread % SPMV_LANES);
     const uint64_t id = k < count ? order[k] : 0;
-    const uint64_t m = id / rows;  // 0 A, 1 B, 2 C
-    const fr_t acc = row_sum(m == 0 ? pa : m == 1 ? pb : pc, m == 0 ? ca : m == 1 ? cb : cc,
-                             m == 0 ? ka : m == 1 ? kb : kc, z_mont, id % rows, k < count, lane);
+    const csr_t matrix = of_matrix<csr_t>(id / rows, {pa, ca, ka}, {pb, cb, kb}, {pc, cc, kc});
+    const fr_t acc = row_sum(matrix, z_mont, id % rows, k < count, lane);
     if (k < count && lane == 0) store_vec(out + id, acc);
 }
 
@@ -97,13 +109,12 @@ __device__ __forceinline__ uint64_t row_mix(uint64_t h) {
 }
 
 // A row's hash over its length, columns and coefficient words; never 0 (an empty slot).
-__device__ uint64_t row_hash(const int64_t* indptr, const int64_t* cols, const fr_t* coeffs,
-                             uint64_t row) {
-    const int64_t begin = indptr[row], end = indptr[row + 1];
+__device__ uint64_t row_hash(csr_t matrix, uint64_t row) {
+    const int64_t begin = matrix.indptr[row], end = matrix.indptr[row + 1];
     uint64_t h = row_mix((uint64_t)(end - begin) + 0x9e3779b97f4a7c15ull);
     for (int64_t e = begin; e < end; e++) {
-        h = row_mix(h ^ (uint64_t)cols[e]);
-        const fr_t k = load_vec(coeffs + e);
+        h = row_mix(h ^ (uint64_t)matrix.cols[e]);
+        const fr_t k = load_vec(matrix.coeffs + e);
 #pragma unroll
         for (int i = 0; i < fr_t::N; i += 2) {
             h = row_mix(h ^ ((uint64_t)k.v[i + 1] << 32 | k.v[i]));
@@ -123,7 +134,7 @@ extern "C" __global__ void r1cs_rows_insert(const int64_t* indptr, const int64_t
     const uint64_t row = global_thread();
     if (row >= rows) return;
     const uint32_t id = first_id + (uint32_t)row;
-    const unsigned long long h = row_hash(indptr, cols, coeffs, row);
+    const unsigned long long h = row_hash({indptr, cols, coeffs}, row);
     hashes[id] = h;
     // Plain reads first: a slot's key never changes once set, and least only grows, so a row
     // of a common hash (every empty row) mostly finds both done without an atomic.
@@ -137,13 +148,13 @@ extern "C" __global__ void r1cs_rows_insert(const int64_t* indptr, const int64_t
     }
 }
 
-// Whether row ra of matrix (pa, ca, ka) and row rb of (pb, cb, kb) hold the same entries.
-__device__ bool rows_same(const int64_t* pa, const int64_t* ca, const fr_t* ka, uint64_t ra,
-                          const int64_t* pb, const int64_t* cb, const fr_t* kb, uint64_t rb) {
-    const int64_t a = pa[ra], b = pb[rb], length = pa[ra + 1] - a;
-    bool same = length == pb[rb + 1] - b;
+// Whether row ra of matrix x and row rb of matrix y hold the same entries.
+__device__ bool rows_same(csr_t x, uint64_t ra, csr_t y, uint64_t rb) {
+    const int64_t a = x.indptr[ra], b = y.indptr[rb], length = x.indptr[ra + 1] - a;
+    bool same = length == y.indptr[rb + 1] - b;
     for (int64_t e = 0; same && e < length; e++) {
-        same = ca[a + e] == cb[b + e] && load_vec(ka + a + e) == load_vec(kb + b + e);
+        same = x.cols[a + e] == y.cols[b + e] &&
+               load_vec(x.coeffs + a + e) == load_vec(y.coeffs + b + e);
     }
     return same;
 }
@@ -160,13 +171,9 @@ extern "C" __global__ void r1cs_rows_first(
     uint64_t slot = h & mask;
     while (keys[slot] != h) slot = (slot + 1) & mask;
     const uint64_t f = ~least[slot];
-    const uint64_t m = id / rows, n = f / rows;  // the matrices: 0 A, 1 B, 2 C
-    const bool repeat = f != id && rows_same(m == 0 ? pa : m == 1 ? pb : pc,
-                                             m == 0 ? ca : m == 1 ? cb : cc,
-                                             m == 0 ? ka : m == 1 ? kb : kc, id % rows,
-                                             n == 0 ? pa : n == 1 ? pb : pc,
-                                             n == 0 ? ca : n == 1 ? cb : cc,
-                                             n == 0 ? ka : n == 1 ? kb : kc, f % rows);
+    const csr_t a{pa, ca, ka}, b{pb, cb, kb}, c{pc, cc, kc};
+    const bool repeat = f != id && rows_same(of_matrix(id / rows, a, b, c), id % rows,
+                                             of_matrix(f / rows, a, b, c), f % rows);
     first[id] = (uint32_t)(repeat ? f : id);
 }
 
@@ -198,8 +205,8 @@ extern "C" __global__ void r1cs_row_lengths(const uint32_t* ids, uint64_t count,
                                             const int64_t* pc, uint64_t rows, uint32_t* keys) {
     const uint64_t k = global_thread();
     if (k >= count) return;
-    const uint64_t id = ids[k], m = id / rows, r = id % rows;
-    const int64_t* indptr = m == 0 ? pa : m == 1 ? pb : pc;
+    const uint64_t id = ids[k], r = id % rows;
+    const int64_t* indptr = of_matrix(id / rows, pa, pb, pc);
     const int64_t length = indptr[r + 1] - indptr[r];
     keys[k] = (uint32_t)(length < 0xFFFF ? length : 0xFFFF);
 }
