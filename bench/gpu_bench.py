@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import functools
 import io
+import itertools
 import json
 import platform
 import statistics
@@ -173,47 +174,64 @@ def msm_case(gp: GpuPlugin, group: str, log: int) -> tuple[Callable[[], Any], np
 
 
 def window_table(
-    gp: GpuPlugin, ops: msm.Group, coords: DeviceArray, c: int
+    gp: GpuPlugin, ops: msm.Group, coords: DeviceArray, c: int, windows: int
 ) -> tuple[msm.WindowTable, float]:
-    """A c-bit window table of the device bases ``coords``, and its build's milliseconds."""
+    """A c-bit window table of ``windows`` windows of the device bases ``coords``, and its
+    build's milliseconds."""
     n = coords.shape[0]
-    rows = gp.gpu.empty((msm.table_windows(c) * n, coords.shape[1]), coords.dtype)
+    rows = gp.gpu.empty((windows * n, coords.shape[1]), coords.dtype)
     gp.gpu.copy_into(rows[:n], coords)
-    _, build_ms = EventClock(gp.gpu).time(lambda: msm.build_window_table(gp.gpu, ops, rows, n, c))
-    return msm.WindowTable(rows, c), build_ms
+    build = lambda: msm.build_window_table(gp.gpu, ops, rows, n, c, windows)  # noqa: E731
+    _, build_ms = EventClock(gp.gpu).time(build)
+    return msm.WindowTable(rows, c, windows), build_ms
 
 
 def _table_msm(
-    gp: GpuPlugin, ops: msm.Group, coords: DeviceArray, scalars: DeviceArray, c: int, runs: int
+    gp: GpuPlugin,
+    ops: msm.Group,
+    coords: DeviceArray,
+    scalars: DeviceArray,
+    c: int,
+    windows: int,
+    runs: int,
 ) -> tuple[list[float], Any, float, int]:
-    """The MSM over a c-bit window table of ``coords``: its times and sum, the table's build
-    milliseconds and bytes (freed on return)."""
-    table, build_ms = window_table(gp, ops, coords, c)
+    """The MSM over a c-bit window table of ``windows`` windows of ``coords``: its times and
+    sum, the table's build milliseconds and bytes (freed on return)."""
+    table, build_ms = window_table(gp, ops, coords, c, windows)
     run = lambda: _device_msm(gp, ops, coords, scalars, table=table)  # noqa: E731
     times, total = _time(gp, run, runs)
     return times, total, build_ms, table.rows.nbytes
 
 
 def bench_tables(
-    gp: GpuPlugin, group: str, logs: list[int], bits: list[int], runs: int, results: list
+    gp: GpuPlugin,
+    group: str,
+    logs: list[int],
+    bits: list[int],
+    windows: list[int],
+    runs: int,
+    results: list,
 ) -> None:
-    """The MSM over a window table of each width (``msm.table_bits``), checked against the
-    plain MSM's sum; with the table's one-time build and its device bytes."""
+    """The MSM over a window table of each width (``msm.table_bits``) and each count of its
+    windows (``msm.table_windows``; 0: all), checked against the plain MSM's sum; with the
+    table's one-time build and its device bytes."""
     ops = msm.GROUPS[group]
     same = g1_eq if group == "g1" else g2_eq
     for log in logs:
         n = 1 << log
         coords, scalars, _ = _tiled_case(gp, group, log)
         want = _device_msm(gp, ops, coords, scalars)
-        for c in bits:
-            if msm.table_windows(c) * coords.nbytes + (8 << 30) > gp.gpu.free_bytes():
-                print(f"msm_{group}_device_table 2^{log} c={c}: no room, skipped", flush=True)
+        for c, asked in itertools.product(bits, windows):
+            k = min(asked, msm.table_windows(c)) if asked else msm.table_windows(c)
+            name = f"msm_{group}_device_table{c}" + (f"_w{k}" if asked else "")
+            if k * coords.nbytes + (8 << 30) > gp.gpu.free_bytes():
+                print(f"{name} 2^{log}: no room, skipped", flush=True)
                 continue
-            times, total, build_ms, nbytes = _table_msm(gp, ops, coords, scalars, c, runs)
+            times, total, build_ms, nbytes = _table_msm(gp, ops, coords, scalars, c, k, runs)
             if not same(total, want):
-                raise AssertionError(f"MSM {group} 2^{log} over a {c}-bit table disagrees")
-            extra = {"table_bits": c, "table_bytes": nbytes, "build_ms": round(build_ms, 1)}
-            _record(results, f"msm_{group}_device_table{c}", n, times, **extra)
+                raise AssertionError(f"MSM {group} 2^{log} over {name} disagrees")
+            extra = {"table_bits": c, "table_windows": k, "table_bytes": nbytes}
+            _record(results, name, n, times, **extra, build_ms=round(build_ms, 1))
         del coords, scalars
 
 
@@ -379,7 +397,7 @@ def _sort_beside_size(
 
     def sort_other() -> int:
         with gp.gpu.scope():
-            sorted_ = msm_sort.counting_sort(gp.gpu, other, None, c, True, False)
+            sorted_ = msm_sort.counting_sort(gp.gpu, other, None, c, True, 0)
             gp.gpu.synchronize()
             return 0 if sorted_ is None else sorted_.total
 
@@ -556,6 +574,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", default="", help="G1 sizes to time over window tables")
     parser.add_argument("--tables-g2", default="", help="G2 sizes to time over window tables")
     parser.add_argument("--table-bits", default="16,18,20,22", help="the tables' window bits")
+    parser.add_argument(
+        "--table-windows",
+        default="0",
+        help="windows each table holds (msm.table_windows; 0: every window), a run each",
+    )
     parser.add_argument("--commit", default="", help="the commit measured (else git's HEAD)")
     parser.add_argument(
         "--define", action="append", default=[], help="kernel macro, [FILE:]K=V (FILE msm/msm.cu)"
@@ -613,8 +636,9 @@ def main(argv: list[str] | None = None) -> int:
         bench_msm(gp, "g1", logs(args.msm_g1), args.runs, results, logs(args.host))
         bench_msm(gp, "g2", logs(args.msm_g2), args.runs, results, [])
         bits = logs(args.table_bits)
-        bench_tables(gp, "g1", logs(args.tables), bits, args.runs, results)
-        bench_tables(gp, "g2", logs(args.tables_g2), bits, args.runs, results)
+        counts = logs(args.table_windows)
+        bench_tables(gp, "g1", logs(args.tables), bits, counts, args.runs, results)
+        bench_tables(gp, "g2", logs(args.tables_g2), bits, counts, args.runs, results)
         bench_sort_beside(gp, "g1", logs(args.sort_beside), args.runs, results)
         bench_sort_beside(gp, "g2", logs(args.sort_beside_g2), args.runs, results)
     for spec in args.prove:

@@ -53,7 +53,11 @@ def run_case(gp: Any, case: str, runs: int, ncu: bool) -> dict[str, Any] | None:
     clock = gpu_bench.EventClock(gp.gpu)
     with gp.gpu.scope():
         coords, scalars, _ = gpu_bench._tiled_case(gp, group, log)
-        table = gpu_bench.window_table(gp, ops, coords, bits)[0] if bits else None
+        table = (
+            gpu_bench.window_table(gp, ops, coords, bits, msm.table_windows(bits))[0]
+            if bits
+            else None
+        )
 
         def run(timer: Timer | None = None) -> Any:
             return gpu_bench._device_msm(gp, ops, coords, scalars, timer=timer, table=table)

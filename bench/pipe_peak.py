@@ -406,7 +406,8 @@ def _msm_phases(
         coords, scalars, _ = gpu_bench._tiled_case(gp, "g1", log)
         table = None
         if table_bits is not None:
-            table, _ = gpu_bench.window_table(gp, msm.G1, coords, table_bits)
+            windows = msm.table_windows(table_bits)
+            table, _ = gpu_bench.window_table(gp, msm.G1, coords, table_bits, windows)
 
         def run(timer: Any) -> Any:
             return gpu_bench._device_msm(gp, msm.G1, coords, scalars, timer=timer, table=table)

@@ -47,6 +47,9 @@ MAX_DEVICE_BUDGET_KIB = 1 << 40
 TABLE_BITS_RANGE = (16, 24)
 """Window bits of a resident key's window tables: below 16 the tables' memory (⌈256/c⌉× the
 bases) buys little, above 24 the one set of buckets outgrows its reduction."""
+TABLE_WINDOWS_RANGE = (2, 16)
+"""Windows a window table may hold: the base and at least one multiple, at most the kernels'
+(16, a 16-bit table's every window)."""
 MAX_SLEEP_MS = 3_600_000
 """One hour: the longest planted slowdown (a test-only knob; real profiles plant none)."""
 
@@ -153,6 +156,29 @@ class TableBits:
         return -(-256 // bits)
 
 
+def _table_windows(msm: str) -> Any:
+    low, high = TABLE_WINDOWS_RANGE
+    doc = f"windows the {msm} bases' window table holds (msm.table_bits set); left out: all"
+    return attrs.field(default=None, metadata=knob(doc, low=low, high=high, only_when_set=True))
+
+
+@attrs.frozen
+class TableWindows:
+    """Windows per MSM's window table, fewer than all to spend less device memory: a table of k
+    windows keeps 2^(c·j)·P for j < k (k times the batch's memory), and its MSMs sum a set of
+    buckets for each k windows, combined on the host; ``None`` (left out): every window."""
+
+    a: int | None = _table_windows("A")
+    b_g1: int | None = _table_windows("B (G1)")
+    b_g2: int | None = _table_windows("B (G2)")
+    l: int | None = _table_windows("L")
+    h: int | None = _table_windows("H")
+
+    def for_msm(self, msm: str) -> int | None:
+        """The table windows of MSM ``msm`` (one of ``MSM_NAMES``), ``None`` for all."""
+        return getattr(self, msm)
+
+
 _BATCH_LANES_DOC = (
     "most bucket runs each thread of the {group} MSMs' batch-affine first pass carries (one"
     " inversion a step for all); fewer where runs would fall under 16 entries, and the XYZZ pass"
@@ -173,6 +199,7 @@ class MsmSettings:
         metadata=knob("sum the bases of scalars 0 and 1 apart from the Pippenger of the others"),
     )
     table_bits: TableBits = TableBits()
+    table_windows: TableWindows = TableWindows()
     upload_pieces: int = attrs.field(
         default=2,
         metadata=knob(
@@ -210,6 +237,14 @@ class MsmSettings:
             allowed=f'"{B_G2_ON_DEVICE}" or {BACKEND_NAME_ALLOWED}, e.g. "fastcpu"',
         ),
     )
+
+    def table_of(self, msm: str) -> tuple[int, int] | None:
+        """MSM ``msm``'s window table as (bits, windows it holds), None without one."""
+        bits = self.table_bits.for_msm(msm)
+        if bits is None:
+            return None
+        windows = self.table_windows.for_msm(msm)
+        return bits, TableBits.windows(bits) if windows is None else windows
 
 
 @attrs.frozen
@@ -311,6 +346,7 @@ class Profile:
 for _cls in (
     WindowBits,
     TableBits,
+    TableWindows,
     MsmSettings,
     MemorySettings,
     SynthesisSettings,
@@ -750,6 +786,21 @@ def load_profile(
             f"{where}: 'msm.table_bits' applies to key_storage \"device\" (a resident key), "
             f"not {json.dumps(memory.key_storage.value)}"
         )
+    for name in MSM_NAMES:
+        windows = profile.msm.table_windows.for_msm(name)
+        bits = profile.msm.table_bits.for_msm(name)
+        if windows is None:
+            continue
+        if bits is None:
+            raise ProfileError(
+                f"{where}: 'msm.table_windows.{name}' applies to a window table, and "
+                f"'msm.table_bits.{name}' sets none"
+            )
+        if windows > TableBits.windows(bits):
+            raise ProfileError(
+                f"{where}: 'msm.table_windows.{name}' must be an integer from 2 to "
+                f"{TableBits.windows(bits)} (a {bits}-bit table's windows), got {windows}"
+            )
     streamed = (KeyStorage.STREAM, KeyStorage.MMAP)
     if memory.device_budget_kib is not None and memory.key_storage not in streamed:
         raise ProfileError(

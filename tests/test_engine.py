@@ -253,6 +253,8 @@ def test_a_resident_keys_window_tables_count_against_the_budget(keys):
     assert window_table_bytes(pk, profile) == expected > 0
     assert window_table_bytes(pk, profile, ["h"]) == 15 * pk.h.coords.nbytes
     assert window_table_bytes(pk, load_profile("cpu", {"memory.key_storage": "device"})) == 0
+    fewer = load_profile("cpu", {**tables, "msm.table_windows.a": 4})
+    assert window_table_bytes(pk, fewer, ["a"]) == 3 * pk.a.coords.nbytes
     assert plain.table_bytes == 0  # a CPU backend builds no tables
     accelerated = load_plugins().backend(profile, Timer(level=0))
     accelerated.accelerated = True  # as a GPU backend: its hot keys count their tables

@@ -635,13 +635,13 @@ def test_an_msm_refused_its_window_table_runs_on_the_plain_bases(monkeypatch):
 
     def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, lanes, slot, *_):
         seen.append((table is None, len(chunk.coords), c))
-        return msm.PassSums(None, None, c, table is not None)
+        return msm.PassSums(None, None, c, 0 if table is None else table.windows)
 
     monkeypatch.setattr(msm, "_table_fits", lambda *args: False)
     monkeypatch.setattr(msm, "_plan_passes", lambda gpu, group, count, bits, *rest: (bits, count))
     monkeypatch.setattr(msm, "_msm_pass", one_pass)
     scalars = np.zeros((n, 8), np.uint32)
-    table = msm.WindowTable(rows, 20)
+    table = msm.WindowTable(rows, 20, msm.table_windows(20))
     msm.device_sums(None, msm.G1, bases, False, scalars, 7, True, False, Timer(0), None, table)
     assert seen == [(True, n, 7)]
     monkeypatch.setattr(msm, "_table_fits", lambda *args: True)
@@ -656,7 +656,7 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
     n, seen = 11_000_000, []
     share, owner = msm_sort.SortShare(), _Handle()
     kept = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
-    share.keep(owner, msm_sort.SortKey(0, n, 20, True, False, True), kept)
+    share.keep(owner, msm_sort.SortKey(0, n, 20, True, 0, True), kept)
 
     def bases(skip):
         return lambda start, stop: msm.BaseChunk(rows[start:stop], skip, lambda: None)
@@ -664,7 +664,7 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
     def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, lanes, slot, *_):
         found = None if slot is None else slot.share.find(slot.owner, slot.key)
         seen.append((c, found is kept))
-        return msm.PassSums(None, None, c, False)
+        return msm.PassSums(None, None, c, 0)
 
     monkeypatch.setattr(msm, "_plan_passes", lambda gpu, group, count, bits, *rest: (bits, count))
     monkeypatch.setattr(msm, "_msm_pass", one_pass)
@@ -693,8 +693,10 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
 
 def test_window_tables_hold_at_most_the_kernels_windows():
     assert msm.table_windows(16) == msm.MAX_TABLE_WINDOWS
-    with pytest.raises(ValueError, match="22 windows, at most 16"):
+    with pytest.raises(ValueError, match="holds 2 to 16 windows, not 22"):
         msm.build_window_table(None, msm.G1, None, 1, 12)
+    with pytest.raises(ValueError, match="holds 2 to 16 windows, not 1"):
+        msm.build_window_table(None, msm.G1, None, 1, 20, windows=1)
 
 
 def test_cached_gather_indices_are_checked_on_every_use():
@@ -817,6 +819,37 @@ def test_a_resident_window_table_serves_msms_that_ask_for_none(name):
     assert plugin.cuzk_upload(tables, bases, "a") is with_table  # kept, not rebuilt
     builds = [s for s in plain.timer.spans + tables.timer.spans if s.name == "window_table"]
     assert len(builds) <= 1  # the first upload's, if its timer keeps spans
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_window_table_of_fewer_windows_is_built_grown_and_viewed(name):
+    """``msm.table_windows``: a table of 4 of a 16-bit table's 16 windows holds 4 copies of the
+    bases; a profile asking for all 16 rebuilds it; one asking for 5 then gets the first 5
+    windows' rows of that table, not a build. Every one sums to Σ kᵢ·logᵢ·G."""
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    tables = {"backend": name, "memory.key_storage": "device", "msm.table_bits.a": 16}
+    context = {
+        k: BackendContext(name, load_profile("h200", {**tables, **extra}))
+        for k, extra in ((4, {"msm.table_windows.a": 4}), (16, {}), (5, {"msm.table_windows.a": 5}))
+    }
+    rng = random.Random(f"fewer-windows:{name}")
+    n = 1 << 10
+    logs = [rng.randrange(1, FR_MODULUS) for _ in range(n - 2)] + [0, 1]
+    ks = [rng.randrange(FR_MODULUS) for _ in range(n - 2)] + [FR_MODULUS - 1, 1 << 200]
+    bases = plugin.cuzk_fixed_base_g1(context[16], G1_GENERATOR, ints_to_limbs(logs, 4))
+    expected = sum(k * x for k, x in zip(ks, logs, strict=True)) % FR_MODULUS
+    want = plugin.cuzk_fixed_base_g1(context[16], G1_GENERATOR, ints_to_limbs([expected], 4))
+    handles = {}
+    for k, ctx in context.items():
+        handles[k] = handle = plugin.cuzk_upload(ctx, bases, "a")
+        assert (handle.table_bits, handle.table_windows, len(handle.coords)) == (16, k, k * n)
+        total = plugin.cuzk_msm_g1(ctx, handle, ints_to_limbs(ks, 4), None, "a")
+        assert np.array_equal(total.coords, want.coords), k
+    assert handles[4].coords.ptr != handles[16].coords.ptr  # grown: a new table
+    assert handles[5].coords.ptr == handles[16].coords.ptr  # the larger one's rows
 
 
 def test_window_tables_hold_the_windows_the_core_counts():
@@ -1180,12 +1213,14 @@ SIGN_BIT = 1 << 31
 
 
 def _digit_groups(
-    scalars: list[int], c: int, signed: bool, table: bool, skip: set[int]
+    scalars: list[int], c: int, signed: bool, table: int, skip: set[int]
 ) -> tuple[list[int], list[list[int]]]:
     """Python's digit sort, the oracle of the GPU's: each group's count and entries (point |
-    sign bit), groups by (window, bucket) or, with a table, by bucket alone."""
+    sign bit), groups by (window, bucket) or, with a table of ``table`` windows (0: none), by
+    (window // table, bucket), the point window w's multiple w % table."""
     windows, per_window = msm.window_count(c, signed), msm.bucket_count(c, signed)
-    groups: list[list[int]] = [[] for _ in range(per_window if table else windows * per_window)]
+    sets = -(-windows // table) if table else windows
+    groups: list[list[int]] = [[] for _ in range(sets * per_window)]
     n = len(scalars)
     for i, s in enumerate(scalars):
         if i in skip:
@@ -1197,8 +1232,8 @@ def _digit_groups(
             carry = int(negative)
             magnitude = (1 << c) - d if negative else d
             if magnitude:
-                point = w * n + i if table else i
-                group = (0 if table else w * per_window) + magnitude - 1
+                point = (w % table) * n + i if table else i
+                group = (w // table if table else w) * per_window + magnitude - 1
                 groups[group].append(point | (SIGN_BIT if negative else 0))
     return [len(g) for g in groups], groups
 
@@ -1207,20 +1242,25 @@ def _digit_groups(
 @pytest.mark.parametrize(
     ("case", "c", "signed", "table"),
     [
-        ("random", 16, True, False),
-        ("random", 13, False, False),
-        ("random", 20, True, True),
-        ("random", 7, True, True),
-        ("edges", 8, True, False),
-        ("one value", 12, True, False),
-        ("zeros", 16, True, False),
+        ("random", 16, True, 0),
+        ("random", 13, False, 0),
+        ("random", 20, True, 13),
+        ("random", 16, True, 16),
+        ("random", 20, True, 4),
+        ("random", 16, False, 5),
+        ("edges", 16, True, 3),
+        ("random", 7, True, 2),
+        ("edges", 8, True, 0),
+        ("one value", 12, True, 0),
+        ("zeros", 16, True, 0),
     ],
 )
 def test_the_counting_sort_groups_every_digit_as_python_does(name, case, c, signed, table):
     """msm_sort.counting_sort's offsets, largest group and entries (each group's as a multiset: the
     order inside a group is the atomics') against Python's digits: random scalars, the edges
     (0, 1, r − 1, 2^c − 1, powers of two), one value repeated (every digit of a window in one
-    bucket), all zeros (no entries), with skipped points, and over a table."""
+    bucket), all zeros (no entries), with skipped points, and over tables of every window and
+    of fewer (sets of their windows, the last one short or not)."""
     plugin = PLUGINS[name]
     info = plugin.cuzk_backend_info()
     if not info.available:
@@ -1265,7 +1305,7 @@ def test_a_kept_sort_serves_only_its_scalars_key_and_width():
     scalars drops it, and so does its owner's end, but not a newer owner's sort."""
     share = msm_sort.SortShare()
     a, b = _Handle(), _Handle()
-    key = msm_sort.SortKey(0, 1000, 20, True, False, True)
+    key = msm_sort.SortKey(0, 1000, 20, True, 0, True)
     sort = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
     assert share.find(a, key) is None and share.width(a, 1000, {16, 20}) is None
     share.keep(a, key, sort)
@@ -1281,7 +1321,7 @@ def test_a_kept_sort_serves_only_its_scalars_key_and_width():
     assert share.find(a, key) is sort
     share.begin(b)
     assert share.find(a, key) is None
-    share.keep(a, key._replace(table=True), sort)
+    share.keep(a, key._replace(table_windows=13), sort)
     assert share.width(a, 1000, {16, 20}) is None  # a table's width is the table's
     share.keep(b, key, sort)
     del a  # a's weak reference ends: b's sort, kept after it, stays
@@ -1298,7 +1338,7 @@ def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
     and one whose owner ended are dropped, not served; one that failed otherwise fails its MSM."""
     share = msm_sort.SortShare()
     a, b, c, d, e = (_Handle() for _ in range(5))
-    key = msm_sort.SortKey(0, 1000, 20, True, False, True)
+    key = msm_sort.SortKey(0, 1000, 20, True, 0, True)
     sort_a = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
     ran: list[tuple[str, str]] = []
     release = threading.Event()

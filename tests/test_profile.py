@@ -73,6 +73,12 @@ def test_one_line_variant_by_path(tmp_path):
         ("[memory]\npool_mib = -1", "positive integer"),
         ('[memory]\nkey_storage = "stream"\ndevice_budget_kib = 0', "positive integer"),
         ("[memory]\ndevice_budget_kib = 64", 'applies to key_storage "stream" or "mmap"'),
+        ("[msm.table_windows]\nb_g2 = 1", "'msm.table_windows.b_g2' must be an integer from 2"),
+        ('extends = "h200"\n[msm.table_windows]\na = 4', "'msm.table_bits.a' sets none"),
+        (
+            'extends = "h200-tables"\n[msm.table_windows]\nl = 14',
+            "from 2 to 13 (a 20-bit table's windows), got 14",
+        ),
         ("backend = 3", "'backend' must be a string"),
         ("msm = 3", "'msm' must be a table"),
         ('extends = "no-such-profile"', "not found"),
@@ -85,6 +91,15 @@ def test_bad_profiles_are_named(tmp_path, text, message):
         load_profile(path)
     assert str(path) in str(caught.value)
     assert message in str(caught.value)
+
+
+def test_a_table_holds_every_window_unless_told_fewer():
+    profile = load_profile("h200-tables", {"msm.table_windows.b_g2": 4})
+    assert profile.msm.table_of("b_g2") == (20, 4)
+    assert profile.msm.table_of("a") == (20, 13)
+    assert load_profile("h200").msm.table_of("a") is None
+    assert profile.to_dict()["msm"]["table_windows"] == {"b_g2": 4}
+    assert "table_windows" not in load_profile("h200-tables").to_toml()
 
 
 def test_device_budget_caps_a_streamed_key_and_only_shows_when_set(tmp_path):
@@ -134,7 +149,8 @@ def test_show_documents_every_key_with_what_it_allows():
     shown = load_profile("cpu", {**changes, "memory.device_budget_kib": 64}).to_toml()
     # knobs shown only when set, which no one profile can all set at once
     resident = {"memory.key_storage": "device"}
-    resident.update({f"msm.table_bits.{name}": 20 for name in ("a", "b_g1", "b_g2", "l", "h")})
+    for name in ("a", "b_g1", "b_g2", "l", "h"):
+        resident.update({f"msm.table_bits.{name}": 20, f"msm.table_windows.{name}": 4})
     shown += load_profile("cpu", resident).to_toml()
     for dotted, knob in schema_keys():
         assert f"# {knob.doc}; " in shown, dotted

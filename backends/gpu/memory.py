@@ -172,14 +172,26 @@ class DeviceBases:
     resident: bool
     ready: Any = None
     table_bits: int = 0
-    """Nonzero: ``coords`` is a window table of this many bits (``msm.table_windows`` × count
-    rows, the bases first: see ``msm.build_window_table``)."""
+    """Nonzero: ``coords`` is a window table of this many bits (``table_windows`` × count rows,
+    the bases first: see ``msm.build_window_table``)."""
+    table_windows: int = 0
+    """The windows of the table (0 without one)."""
 
     def plain_view(self) -> DeviceBases:
         """These resident bases for an MSM that asks for no window table: the table's first rows
         are the bases, so a profile without tables (an A/B's other side, another job's profile)
         neither drops the table nor uploads the bases again. It waits on the same upload."""
         return DeviceBases(self.group, self.count, self.coords, self.skip, True, self.ready)
+
+    def table_view(self, windows: int) -> DeviceBases:
+        """These resident bases with the first ``windows`` windows of their table (the rows of
+        a smaller table of the same bits), for an MSM that asks for that many."""
+        if windows == self.table_windows:
+            return self
+        assert self.coords is not None and windows < self.table_windows
+        coords = self.coords[: windows * self.count]
+        args = (self.group, self.count, coords, self.skip, True, self.ready)
+        return DeviceBases(*args, table_bits=self.table_bits, table_windows=windows)
 
 
 def _settle(ready: Any, *keep_alive: Any) -> None:
@@ -408,11 +420,16 @@ class Memory:
         return self.mirrors.keep(self.to_host(profile, array), array, "canonical")
 
     def upload_points(
-        self, profile: Profile, points: G1Affines | G2Affines, resident: bool, table_bits: int = 0
+        self,
+        profile: Profile,
+        points: G1Affines | G2Affines,
+        resident: bool,
+        table: tuple[int, int] | None = None,
     ) -> DeviceBases:
         """Copy a canonical batch to the device and convert its coordinates to Montgomery form
-        (then, with ``table_bits``, build its window table after it); overlapped with compute
-        (``ready`` set) unless the profile's pinning is ``none``."""
+        (then, with a ``table`` of (bits, windows), build its window table after it);
+        overlapped with compute (``ready`` set) unless the profile's pinning is ``none``."""
+        table_bits, table_windows = table or (0, 0)
         coords = np.ascontiguousarray(points.coords)
         infinity = np.asarray(points.infinity, dtype=bool)
         if infinity.any():
@@ -422,22 +439,24 @@ class Memory:
         words = coords.reshape(count, -1).view(np.uint32) if count else np.zeros((0, 24), np.uint32)
         skip = self.gpu.to_device(infinity.view(np.uint8)) if infinity.any() else None
         group = group_of(points)
-        rows = count * (msm.table_windows(table_bits) if table_bits else 1)
-        table = self.gpu.empty((rows, words.shape[1]), words.dtype)
-        on_device = table[:count]
+        rows = count * max(1, table_windows)
+        on_device = self.gpu.empty((rows, words.shape[1]), words.dtype)
+        bases_rows = on_device[:count]
+        kept = {"table_bits": table_bits, "table_windows": table_windows}
 
         def finish(stream: Any) -> None:
-            self._to_montgomery(on_device, stream)
+            self._to_montgomery(bases_rows, stream)
             if table_bits and count:
+                ops = msm.GROUPS[group]
                 msm.build_window_table(
-                    self.gpu, msm.GROUPS[group], table, count, table_bits, stream
+                    self.gpu, ops, on_device, count, table_bits, table_windows, stream
                 )
 
         if profile.memory.pinning is Pinning.NONE or words.nbytes == 0:
             if words.nbytes:
-                self.gpu.adapter.copy_htod(on_device.ptr, words)
+                self.gpu.adapter.copy_htod(bases_rows.ptr, words)
             finish(None)
-            return DeviceBases(group, count, table, skip, resident, table_bits=table_bits)
+            return DeviceBases(group, count, on_device, skip, resident, **kept)
         # The block may have been freed by work still queued on the main stream: the side
         # stream starts after that work.
         allocated = self.gpu.adapter.event(timing=False)
@@ -450,9 +469,9 @@ class Memory:
                 side = self.gpu.adapter.side_stream()
                 self.gpu.adapter.wait_event(side, allocated)
                 if page_locked:
-                    self.gpu.adapter.copy_htod_async(on_device.ptr, words, side)
+                    self.gpu.adapter.copy_htod_async(bases_rows.ptr, words, side)
                 else:
-                    self.side_staging.upload(words, on_device, pool_bytes, side)
+                    self.side_staging.upload(words, bases_rows, pool_bytes, side)
                 finish(side)
                 event = self.gpu.adapter.event(timing=False)
                 event.record(side)
@@ -460,8 +479,8 @@ class Memory:
 
         # Page-locked words need no staging: one asynchronous copy, queued from this thread.
         pending = copy() if page_locked else self._background(copy)
-        bases = DeviceBases(group, count, table, skip, resident, table_bits=table_bits)
-        bases.ready = weakref.finalize(bases, _settle, pending, table, words)
+        bases = DeviceBases(group, count, on_device, skip, resident, **kept)
+        bases.ready = weakref.finalize(bases, _settle, pending, on_device, words)
         bases.ready.atexit = False  # at exit the device may already be gone
         return bases
 
@@ -496,35 +515,39 @@ class Memory:
             return HostBases(group_of(points), points)
         if storage is KeyStorage.DEVICE:
             resident = self.gpu.cache("resident")
-            tables = profile.msm.table_bits
-            bits = (tables.for_msm(purpose) if purpose in MSM_NAMES else None) or 0
+            table = profile.msm.table_of(purpose) if purpose in MSM_NAMES else None
+            bits, windows = table or (0, 0)
             cached = resident.get(points)
             if cached is not None and cached.table_bits and not bits:
                 return cached.plain_view()
-            if cached is None or cached.table_bits != bits:
-                resident.pop(points, None)  # a table of other bits: its memory goes first
-                nbytes = self._ensure_fits(points, storage, bits)
+            if cached is None or cached.table_bits != bits or cached.table_windows < windows:
+                # none, or a table of other bits or fewer windows: its memory goes first
+                resident.pop(points, None)
+                nbytes = self._ensure_fits(points, storage, table)
                 span = (
-                    timer.span("window_table", bits=bits, bytes=nbytes)
+                    timer.span("window_table", bits=bits, windows=windows, bytes=nbytes)
                     if bits
                     else contextlib.nullcontext()
                 )
                 with span:
-                    cached = self.upload_points(profile, points, True, table_bits=bits)
+                    cached = self.upload_points(profile, points, True, table)
                 resident[points] = cached
-            return cached
+            return cached.table_view(windows) if bits else cached
         self._ensure_fits(points, storage)
         return self.upload_points(profile, points, resident=False)
 
     def _ensure_fits(
-        self, points: G1Affines | G2Affines, storage: KeyStorage, table_bits: int = 0
+        self,
+        points: G1Affines | G2Affines,
+        storage: KeyStorage,
+        table: tuple[int, int] | None = None,
     ) -> int:
-        """Refuse, with the sizes, bases (and their window table) that cannot fit before any of
-        them is copied; else the device bytes they will take."""
+        """Refuse, with the sizes, bases (and their window table of (bits, windows)) that cannot
+        fit before any of them is copied; else the device bytes they will take."""
         what = f"{len(points)} {group_of(points).upper()} bases (key_storage {storage.value}"
-        if table_bits:
-            what += f", window tables of {table_bits} bits"
-        nbytes = points.coords.nbytes * (msm.table_windows(table_bits) if table_bits else 1)
+        if table:
+            what += f", a window table of {table[0]} bits and {table[1]} windows"
+        nbytes = points.coords.nbytes * (table[1] if table else 1)
         self.gpu.ensure_fits(nbytes, what + ")")
         return nbytes
 

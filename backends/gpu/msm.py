@@ -37,6 +37,7 @@ from .msm_sort import (
     SortShare,
     SortSlot,
     bucket_count,
+    bucket_sets,
     counting_sort,
     window_count,
 )
@@ -388,15 +389,16 @@ def _bucket_workspace(
     c: int,
     signed: bool,
     threads: int,
-    table: bool = False,
+    table_windows: int = 0,
     batch_lanes: int = 0,
     batch_threads: int = 0,
 ) -> int:
     """Device bytes one Pippenger pass over n scalars needs beyond bases and scalars, when the
-    first bucket-summing pass runs ``threads`` threads (one set of buckets with a table), or
-    the batch-affine pass ``batch_threads`` threads of up to ``batch_lanes`` lanes."""
+    first bucket-summing pass runs ``threads`` threads (a set of buckets for each
+    ``table_windows`` windows with a table), or the batch-affine pass ``batch_threads`` threads
+    of up to ``batch_lanes`` lanes."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
-    groups = per_window if table else windows * per_window
+    groups = bucket_sets(windows, table_windows) * per_window
     entries = n * windows
     xyzz = 4 * group.xyzz_words
     partial_bound = min(entries // MIN_RANGE, threads) + groups
@@ -420,7 +422,7 @@ def pippenger(
     signed: bool,
     timer: Timer,
     wait: Callable[[], None] = lambda: None,
-    table: bool = False,
+    table_windows: int = 0,
     batch_lanes: int = 0,
     slot: SortSlot | None = None,
     share: SortShare | None = None,
@@ -428,17 +430,21 @@ def pippenger(
     """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
     digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
     ``wait`` returns once they are uploaded (called after the sort, which needs only scalars).
-    With ``table``, ``bases`` is a window table (:func:`build_window_table`, c bits): every
-    window's digits go into one set of buckets and the one row returned is the whole sum.
+    With ``table_windows`` not 0, ``bases`` is a window table of that many windows
+    (:func:`build_window_table`, c bits): each run of ``table_windows`` windows shares a set of
+    buckets, and a row is returned a set (one, the whole sum, when the table holds every
+    window).
     ``batch_lanes``: see :func:`batch_lanes_for`. With a ``slot``, the sort kept there for
     these scalars is taken instead of sorting, else this pass's sort is kept there. A
     ``share``'s queued sorts ahead start once this pass's sort has ended."""
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
-    groups = per_window if table else windows * per_window
+    sets = bucket_sets(windows, table_windows)
     found = None if slot is None else slot.share.find(slot.owner, slot.key)
     with gpu.step(timer, "msm_sort", windows=windows, kept=found is not None):
         sorted_ = (
-            found if found is not None else counting_sort(gpu, scalars, skip, c, signed, table)
+            found
+            if found is not None
+            else counting_sort(gpu, scalars, skip, c, signed, table_windows)
         )
         if slot is not None and found is None and sorted_ is not None:
             slot.share.keep(slot.owner, slot.key, sorted_)
@@ -452,12 +458,13 @@ def pippenger(
     wait()
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
         overlap = total >= HOST_WORK_MIN_ENTRIES
+        groups = sets * per_window
         buckets = _bucket_sums(
             gpu, group, bases, entries, offsets, groups, total, max_count, overlap, batch_lanes
         )
         del entries, offsets
     with gpu.step(timer, "msm_reduce"):
-        return _window_sums(gpu, group, buckets, 1 if table else windows, per_window).get()
+        return _window_sums(gpu, group, buckets, sets, per_window).get()
 
 
 MAX_TABLE_WINDOWS = 16
@@ -471,14 +478,21 @@ def table_windows(c: int) -> int:
 
 
 def build_window_table(
-    gpu: Gpu, group: Group, table: DeviceArray, n: int, c: int, stream: Any = None
+    gpu: Gpu,
+    group: Group,
+    table: DeviceArray,
+    n: int,
+    c: int,
+    windows: int | None = None,
+    stream: Any = None,
 ) -> None:
-    """Fill rows w·n + i of ``table`` with 2^(c·w)·(row i) for every window w ≥ 1, its first n
-    rows holding the bases (affine Montgomery words), on ``stream``."""
-    windows = table_windows(c)
-    if windows > MAX_TABLE_WINDOWS:
+    """Fill rows w·n + i of ``table`` with 2^(c·w)·(row i) for windows 1 ≤ w < ``windows``
+    (None: every window, :func:`table_windows`), its first n rows holding the bases (affine
+    Montgomery words), on ``stream``."""
+    windows = table_windows(c) if windows is None else windows
+    if not 2 <= windows <= MAX_TABLE_WINDOWS:
         raise ValueError(
-            f"a window table of {c} bits has {windows} windows, at most {MAX_TABLE_WINDOWS}"
+            f"a window table of {c} bits holds 2 to {MAX_TABLE_WINDOWS} windows, not {windows}"
         )
     kernel = _kernel(gpu, f"msm_window_table_{group.name}")
     gpu.launch(kernel, n, (table, _u32(n), _u32(c), _u32(windows)), block=64, stream=stream)
@@ -628,11 +642,13 @@ class BaseChunk(NamedTuple):
 
 
 class WindowTable(NamedTuple):
-    """Resident bases' window table: ``rows`` w·n + i hold 2^(c·w)·base i for c = ``bits``
-    (see :func:`build_window_table`); its first n rows are the bases the slicer hands out."""
+    """Resident bases' window table: ``rows`` w·n + i hold 2^(c·w)·base i for c = ``bits`` and
+    w below ``windows`` (see :func:`build_window_table`); its first n rows are the bases the
+    slicer hands out."""
 
     rows: DeviceArray
     bits: int
+    windows: int
 
 
 BaseSlicer = Callable[[int, int], BaseChunk]
@@ -658,13 +674,15 @@ def for_each_chunk(
 
 class PassSums(NamedTuple):
     """What a pass leaves for the host, downloaded: the 0/1 split's batch sum (one canonical
-    XYZZ row, or None), its window sums (canonical XYZZ rows; with a table the one row is the
-    whole sum; None when every digit was zero) and their window bits."""
+    XYZZ row, or None), its window sums (canonical XYZZ rows, a row a window, or with a table a
+    row a set of ``table_windows`` windows: one, the whole sum, when the table holds every
+    window; None when every digit was zero), their window bits and the table's windows (0:
+    none)."""
 
     ones: np.ndarray | None
     windows: np.ndarray | None
     c: int
-    table: bool
+    table_windows: int
 
 
 def device_sums(
@@ -714,7 +732,7 @@ def device_sums(
     ) -> None:
         slot = None
         if share is not None and owner is not None and bases_chunk.skip is None:
-            key = SortKey(start, stop, c, signed, tab is not None, split_01)
+            key = SortKey(start, stop, c, signed, 0 if tab is None else tab.windows, split_01)
             slot = SortSlot(share, owner, key)
         piece = scalars[start:stop]
         args = (c, signed, split_01, timer, tab, batch_lanes, slot, share)
@@ -781,7 +799,7 @@ def sort_ahead_key(
     sort_bytes = 8 * n * windows + 12 * windows * bucket_count(c, signed)
     if chunk < n or (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:
         return None
-    return SortKey(0, n, c, signed, False, split_01), sort_bytes
+    return SortKey(0, n, c, signed, 0, split_01), sort_bytes
 
 
 def host_sum(group: Group, passes: list[PassSums], timer: Timer) -> Steps[Any]:
@@ -793,11 +811,12 @@ def host_sum(group: Group, passes: list[PassSums], timer: Timer) -> Steps[Any]:
             total = group.add(total, _xyzz_to_jacobian(group, sums.ones))
         if sums.windows is None:
             continue
-        if sums.table:
+        if len(sums.windows) == 1:
             total = group.add(total, _xyzz_to_jacobian(group, sums.windows[0]))
-        else:
+        else:  # a row a window, or a set of a table's windows
+            shift = sums.c * max(1, sums.table_windows)
             total = group.add(
-                total, (yield from _combine_windows(group, sums.windows, sums.c, timer))
+                total, (yield from _combine_windows(group, sums.windows, shift, timer))
             )
     return total
 
@@ -811,13 +830,13 @@ def _table_fits(
     batch_lanes: int,
     reserved: int = 0,
 ) -> bool:
-    """Whether one pass over all n scalars with ``table`` fits: its entries in 31 bits, its
-    workspace on the device beside ``reserved`` bytes."""
-    if n * window_count(table.bits, signed) > MAX_ENTRIES:
+    """Whether one pass over all n scalars with ``table`` fits: its entries and table rows in
+    31 bits, its workspace on the device beside ``reserved`` bytes."""
+    if max(n * window_count(table.bits, signed), n * table.windows) > MAX_ENTRIES:
         return False
     threads, batch_threads = _range_threads(gpu, group), _batch_threads(gpu, group, batch_lanes)
     workspace = _bucket_workspace(
-        group, n, table.bits, signed, threads, True, batch_lanes, batch_threads
+        group, n, table.bits, signed, threads, table.windows, batch_lanes, batch_threads
     )
     need = workspace + 32 * n
     return need + reserved <= gpu.free_bytes()
@@ -842,6 +861,7 @@ def _msm_pass(
     queued sorts after its own; its sums downloaded."""
     coords, skip, wait = bases_chunk
     n = scalars.shape[0]
+    windows = 0 if table is None else table.windows
     ones = None
     if split_01:
         with timer.span("prep_msm", n=n):
@@ -849,9 +869,9 @@ def _msm_pass(
         wait()
         with gpu.step(timer, "batch_add", n=one_indices.shape[0]):
             ones = batch_sum(gpu, group, coords, one_indices)
-        span = timer.span("tail_msm", window_bits=c, table=table is not None)
+        span = timer.span("tail_msm", window_bits=c, table=windows)
     else:
-        span = timer.span("pippenger", window_bits=c, n=n, table=table is not None)
+        span = timer.span("pippenger", window_bits=c, n=n, table=windows)
     with span:
         sums = pippenger(
             gpu,
@@ -863,9 +883,9 @@ def _msm_pass(
             signed,
             timer,
             wait,
-            table=table is not None,
+            table_windows=windows,
             batch_lanes=batch_lanes,
             slot=slot,
             share=share,
         )
-    return PassSums(None if ones is None else ones.get()[0], sums, c, table is not None)
+    return PassSums(None if ones is None else ones.get()[0], sums, c, windows)

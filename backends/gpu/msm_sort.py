@@ -1,6 +1,7 @@
 """The counting sort of a GPU MSM's digits, the host side of msm/msm.cu's msm_digits and
 msm_scatter: every scalar's base-2^c digits (signed or not) become entries (point | sign) grouped
-by (window, bucket), or by bucket alone over a window table, with each group's offset. A sort
+by (window, bucket), or over a window table by (set of the table's windows, bucket), with each
+group's offset. A sort
 can be kept for the next MSMs over the same scalars (:class:`SortShare`)."""
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ def scatter_windows(l2_bytes: int, per_window: int) -> int:
     return max(1, l2_bytes // SCATTER_L2_SHARE // (32 * per_window))
 
 
+def bucket_sets(windows: int, table_windows: int) -> int:
+    """Sets of buckets a pass over ``windows`` windows sums: one a window without a table
+    (``table_windows`` 0), else one for each ``table_windows`` windows (the table's multiples)."""
+    return -(-windows // table_windows) if table_windows else windows
+
+
 def kernel(gpu: Gpu, name: str) -> Any:
     """A kernel of msm/msm.cu."""
     return gpu.kernel(MODULE, name)
@@ -58,8 +65,8 @@ def u32(value: int) -> np.uint32:
 
 
 class SortedDigits(NamedTuple):
-    """The nonzero digits of an MSM's scalars sorted by group: (window, bucket), or the bucket
-    alone over a window table."""
+    """The nonzero digits of an MSM's scalars sorted by group: (window, bucket), or over a window
+    table (set of its windows, bucket)."""
 
     offsets: DeviceArray
     """Where each group's entries begin (groups + 1 words, the last the total)."""
@@ -71,19 +78,26 @@ class SortedDigits(NamedTuple):
 
 
 def counting_sort(
-    gpu: Gpu, scalars: DeviceArray, skip: DeviceArray | None, c: int, signed: bool, table: bool
+    gpu: Gpu,
+    scalars: DeviceArray,
+    skip: DeviceArray | None,
+    c: int,
+    signed: bool,
+    table_windows: int,
 ) -> SortedDigits | None:
     """The scalars' c-bit digits (signed or not; none for the points ``skip`` marks) counted
-    and scattered into their groups by msm_digits and msm_scatter; None when all are zero."""
+    and scattered into their groups by msm_digits and msm_scatter; None when all are zero.
+    ``table_windows``: the windows of the bases' window table (0: no table)."""
     n = scalars.shape[0]
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
-    groups = per_window if table else windows * per_window
-    table_rows = u32(n if table else 0)
+    groups = bucket_sets(windows, table_windows) * per_window
+    table_rows = u32(n if table_windows else 0)
+    sets_of = u32(max(1, table_windows))
     counts = gpu.zeros((groups,), np.uint32)
     digits = gpu.empty((windows, n), np.uint32)
     skip_arg = skip if skip is not None else NULL
     head = (scalars, skip_arg, u32(n), u32(c), u32(windows), u32(per_window))
-    digits_args = (*head, np.int32(signed), table_rows, counts, digits)
+    digits_args = (*head, np.int32(signed), sets_of, counts, digits)
     gpu.launch(kernel(gpu, "msm_digits"), n, digits_args, block=SORT_BLOCK)
     offsets = gpu.empty((groups + 1,), np.uint32)
     gpu.clear(offsets[:1])
@@ -97,23 +111,25 @@ def counting_sort(
     cursor = gpu.copy(offsets[:-1])
     entries = gpu.empty((total,), np.uint32)
     scatter = kernel(gpu, "msm_scatter")
-    step = windows if table else scatter_windows(gpu.l2_bytes(), per_window)
+    # Whole sets a launch: their buckets' write fronts (a table of every window: one launch).
+    step = int(sets_of) * scatter_windows(gpu.l2_bytes(), per_window)
     for first in range(0, windows, step):
         window_range = (u32(first), u32(min(windows, first + step)))
-        args = (digits, u32(n), *window_range, u32(per_window), table_rows, cursor, entries)
+        args = (digits, u32(n), *window_range, u32(per_window), table_rows, sets_of)
+        args = (*args, cursor, entries)
         gpu.launch(scatter, n, args, block=SORT_BLOCK)
     return SortedDigits(offsets, entries, total, max_count)
 
 
 class SortKey(NamedTuple):
     """What a pass's sort depends on besides its scalars: their rows, the window bits, signed
-    digits, a window table's layout, and the 0/1 split (whose ones the sort skips)."""
+    digits, a window table's windows (0: none), and the 0/1 split (whose ones the sort skips)."""
 
     start: int
     stop: int
     c: int
     signed: bool
-    table: bool
+    table_windows: int
     split_01: bool
 
 
@@ -173,7 +189,7 @@ class SortShare:
         if kept is None or kept[0]() is not owner:
             return None
         key = kept[1]
-        whole = key.start == 0 and key.stop == n and not key.table
+        whole = key.start == 0 and key.stop == n and not key.table_windows
         return key.c if whole and key.c in widths else None
 
     def find(self, owner: object, key: SortKey) -> SortedDigits | None:

@@ -420,7 +420,7 @@ class GpuPlugin:
             slicer, streamed = self._slicer(ctx, bases, group)
             table = None
             if isinstance(bases, DeviceBases) and bases.table_bits:
-                table = msm.WindowTable(bases.coords, bases.table_bits)
+                table = msm.WindowTable(bases.coords, bases.table_bits, bases.table_windows)
             on_device = self._scalars_on_device(ctx, scalars, label)
             passes = msm.device_sums(
                 self.gpu,

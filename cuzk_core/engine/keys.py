@@ -23,7 +23,7 @@ from cuzk_core.groth16.key_sources import ParamsFile, ZkeyFile, in_cache_dir
 from cuzk_core.groth16.keys import ProvingKey, VerifyingKey
 from cuzk_core.groth16.qap import QuotientConvention
 from cuzk_core.interop.zkey import Zkey
-from cuzk_core.profile import MSM_NAMES, KeyStorage, Profile, TableBits
+from cuzk_core.profile import MSM_NAMES, KeyStorage, Profile
 from cuzk_core.r1cs import R1CSMatrices
 
 
@@ -84,15 +84,16 @@ class ResidentKey:
 
 def window_table_bytes(pk: ProvingKey, profile: Profile, msms: Iterable[str] = MSM_NAMES) -> int:
     """Device bytes a resident key's window tables (``msm.table_bits``) for ``msms`` hold beyond
-    its bases: a batch with c-bit tables keeps TableBits.windows(c) multiples of each base, the
-    base one of them. With 20 bits that is 12 more copies of the batch, so a key counts 13x."""
+    its bases: a batch whose table holds k windows (``msm.table_windows``, else all
+    TableBits.windows(c) of c bits) keeps k multiples of each base, the base one of them. With
+    20 bits and every window that is 12 more copies of the batch, so a key counts 13x."""
     if profile.memory.key_storage is not KeyStorage.DEVICE:
         return 0
     total = 0
     for name in msms:
-        bits = profile.msm.table_bits.for_msm(name)
-        if bits is not None:
-            total += (TableBits.windows(bits) - 1) * getattr(pk, name).coords.nbytes
+        table = profile.msm.table_of(name)
+        if table is not None:
+            total += (table[1] - 1) * getattr(pk, name).coords.nbytes
     return total
 
 

@@ -15,16 +15,19 @@ extern "C" __global__ void fq_to_mont(fq_t* words, uint64_t n) {
 }
 
 // Where digit (window w, magnitude mag) of scalar i goes: its bucket, and the point it adds.
-// Without a table (table_rows = 0) each window has its own buckets and adds base i; with a
-// table of the bases' multiples 2^(c·w)·P (window-major, table_rows rows a window) every window
-// shares one set of buckets and adds its own multiple.
+// A table holds the bases' multiples 2^(c·j)·P for its table_windows windows j (window-major,
+// table_rows rows a window): window w adds multiple w mod table_windows into the buckets of set
+// w / table_windows, so a table of every window has one set of buckets. Without a table
+// (table_rows = 0, table_windows = 1) each window has its own buckets and adds base i.
 __device__ __forceinline__ uint64_t digit_bucket(uint32_t w, uint32_t mag, uint32_t buckets,
-                                                 uint32_t table_rows) {
-    return (table_rows != 0 ? 0 : (uint64_t)w * buckets) + mag - 1;
+                                                 uint32_t table_windows) {
+    const uint32_t set = table_windows == 1 ? w : w / table_windows;  // no division when plain
+    return (uint64_t)set * buckets + mag - 1;
 }
 
-__device__ __forceinline__ uint32_t digit_point(uint32_t w, uint32_t i, uint32_t table_rows) {
-    return w * table_rows + i;
+__device__ __forceinline__ uint32_t digit_point(uint32_t w, uint32_t i, uint32_t table_rows,
+                                                uint32_t table_windows) {
+    return table_rows == 0 ? i : (w % table_windows) * table_rows + i;
 }
 
 // The counting sort's first step, every digit computed once: digits[w·n + i] = the magnitude
@@ -34,7 +37,7 @@ __device__ __forceinline__ uint32_t digit_point(uint32_t w, uint32_t i, uint32_t
 // (32 bytes a scalar, a launch for each few windows).
 extern "C" __global__ void msm_digits(const uint32_t* scalars, const uint8_t* skip, uint32_t n,
                                       uint32_t c, uint32_t windows, uint32_t buckets,
-                                      int is_signed, uint32_t table_rows, uint32_t* counts,
+                                      int is_signed, uint32_t table_windows, uint32_t* counts,
                                       uint32_t* digits) {
     const uint32_t i = (uint32_t)global_thread();
     if (i >= n) return;
@@ -46,7 +49,8 @@ extern "C" __global__ void msm_digits(const uint32_t* scalars, const uint8_t* sk
                           [&](uint32_t w, uint32_t mag, bool neg) {
                               digits[(uint64_t)w * n + i] = mag | (neg ? MSM_SIGN_BIT : 0u);
                               if (mag != 0) {
-                                  atomicAdd(counts + digit_bucket(w, mag, buckets, table_rows), 1u);
+                                  atomicAdd(counts + digit_bucket(w, mag, buckets, table_windows),
+                                            1u);
                               }
                           });
 }
@@ -56,15 +60,17 @@ extern "C" __global__ void msm_digits(const uint32_t* scalars, const uint8_t* sk
 // fronts (a 32-byte sector each) stay in L2 rather than being written back half-filled.
 extern "C" __global__ void msm_scatter(const uint32_t* digits, uint32_t n, uint32_t first,
                                        uint32_t last, uint32_t buckets, uint32_t table_rows,
-                                       uint32_t* cursor, uint32_t* entries) {
+                                       uint32_t table_windows, uint32_t* cursor,
+                                       uint32_t* entries) {
     const uint32_t i = (uint32_t)global_thread();
     if (i >= n) return;
     for (uint32_t w = first; w < last; w++) {
         const uint32_t digit = digits[(uint64_t)w * n + i];
         const uint32_t mag = digit & ~MSM_SIGN_BIT;
         if (mag == 0) continue;
-        const uint32_t pos = atomicAdd(cursor + digit_bucket(w, mag, buckets, table_rows), 1u);
-        entries[pos] = digit_point(w, i, table_rows) | (digit & MSM_SIGN_BIT);
+        const uint32_t pos =
+            atomicAdd(cursor + digit_bucket(w, mag, buckets, table_windows), 1u);
+        entries[pos] = digit_point(w, i, table_rows, table_windows) | (digit & MSM_SIGN_BIT);
     }
 }
 

@@ -114,14 +114,20 @@ def _upload(
 def _window_tables(bits: int, pinning: str, checked: Subject, rng: random.Random) -> None:
     """Resident bases with window tables (``msm.table_bits.*``): MSMs over them give the
     reference's sums for every scalar kind and edge point, with signed and unsigned digits and
-    the 0/1 split; the same batch then gives them again without tables."""
+    the 0/1 split, over tables of every window and of fewer (``msm.table_windows.*``: sets of
+    windows, the last one short); the same batch then gives them again without tables."""
     memory = {"memory.key_storage": "device", **_memory(pinning)}
-    variants: tuple[dict[str, Any], ...] = (
-        {},
-        {"msm.signed_digits": False},
-        {"msm.split_01": True},
-    )
+    fewer = 5 if bits == 16 else 4  # 16 or 13 windows: sets of 5, 5, 5, 1 or 4, 4, 4, 1
     for group, purpose in (("g1", "a"), ("g2", "b_g2")):
+        # The fewer windows' table is built first, then every window's, whose first two
+        # windows serve the last variant.
+        variants: tuple[dict[str, Any], ...] = (
+            {f"msm.table_windows.{purpose}": fewer},
+            {},
+            {"msm.signed_digits": False},
+            {"msm.split_01": True},
+            {f"msm.table_windows.{purpose}": 2, "msm.signed_digits": False, "msm.split_01": True},
+        )
         n = 48 if group == "g1" else 24
         kinds = ("random", "zeros", "ones", "r-1", "bits", "mixed")
         cases = [(random_points(group, rng, n), SCALAR_KINDS[kind](rng, n)) for kind in kinds]
