@@ -1,8 +1,7 @@
 """The counting sort of a GPU MSM's digits, the host side of msm/msm.cu's msm_digits and
 msm_scatter: every scalar's base-2^c digits (signed or not) become entries (point | sign) grouped
 by (window, bucket), or over a window table by (set of the table's windows, bucket), with each
-group's offset. A sort
-can be kept for the next MSMs over the same scalars (:class:`SortShare`)."""
+group's offset. A sort can be kept for the next MSMs over the same scalars (:class:`SortShare`)."""
 
 from __future__ import annotations
 
@@ -92,12 +91,12 @@ def counting_sort(
     windows, per_window = window_count(c, signed), bucket_count(c, signed)
     groups = bucket_sets(windows, table_windows) * per_window
     table_rows = u32(n if table_windows else 0)
-    sets_of = u32(max(1, table_windows))
+    per_set = u32(max(1, table_windows))
     counts = gpu.zeros((groups,), np.uint32)
     digits = gpu.empty((windows, n), np.uint32)
     skip_arg = skip if skip is not None else NULL
     head = (scalars, skip_arg, u32(n), u32(c), u32(windows), u32(per_window))
-    digits_args = (*head, np.int32(signed), sets_of, counts, digits)
+    digits_args = (*head, np.int32(signed), per_set, counts, digits)
     gpu.launch(kernel(gpu, "msm_digits"), n, digits_args, block=SORT_BLOCK)
     offsets = gpu.empty((groups + 1,), np.uint32)
     gpu.clear(offsets[:1])
@@ -112,10 +111,10 @@ def counting_sort(
     entries = gpu.empty((total,), np.uint32)
     scatter = kernel(gpu, "msm_scatter")
     # Whole sets a launch: their buckets' write fronts (a table of every window: one launch).
-    step = int(sets_of) * scatter_windows(gpu.l2_bytes(), per_window)
+    step = int(per_set) * scatter_windows(gpu.l2_bytes(), per_window)
     for first in range(0, windows, step):
         window_range = (u32(first), u32(min(windows, first + step)))
-        args = (digits, u32(n), *window_range, u32(per_window), table_rows, sets_of)
+        args = (digits, u32(n), *window_range, u32(per_window), table_rows, per_set)
         args = (*args, cursor, entries)
         gpu.launch(scatter, n, args, block=SORT_BLOCK)
     return SortedDigits(offsets, entries, total, max_count)
