@@ -105,8 +105,19 @@ def _window(msm: str) -> Any:
     return attrs.field(default=None, metadata=knob(doc, low=low, high=high, auto=True))
 
 
+class _PerMsm:
+    """A table of one value per MSM (fields named as ``MSM_NAMES``)."""
+
+    __slots__ = ()
+
+    def for_msm(self, msm: str) -> int | None:
+        """The value of MSM ``msm`` (one of ``MSM_NAMES``); ``None`` as the class says."""
+        value: int | None = getattr(self, msm)
+        return value
+
+
 @attrs.frozen
-class WindowBits:
+class WindowBits(_PerMsm):
     """Pippenger window bits per MSM; ``None`` ("auto") lets the backend choose."""
 
     a: int | None = _window("A")
@@ -114,10 +125,6 @@ class WindowBits:
     b_g2: int | None = _window("B (G2)")
     l: int | None = _window("L")
     h: int | None = _window("H")
-
-    def for_msm(self, msm: str) -> int | None:
-        """The window bits of MSM ``msm`` (one of ``MSM_NAMES``), ``None`` for auto."""
-        return getattr(self, msm)
 
 
 MSM_NAMES = tuple(field.name for field in attrs.fields(WindowBits))
@@ -130,7 +137,7 @@ def _table_bits(msm: str) -> Any:
 
 
 @attrs.frozen
-class TableBits:
+class TableBits(_PerMsm):
     """Window tables per MSM for a resident key; ``None`` (left out): no table. With c bits the
     batch keeps 2^(c·w)·P for all :meth:`windows` w (that many times its device memory), and
     its MSMs use c-bit windows."""
@@ -140,10 +147,6 @@ class TableBits:
     b_g2: int | None = _table_bits("B (G2)")
     l: int | None = _table_bits("L")
     h: int | None = _table_bits("H")
-
-    def for_msm(self, msm: str) -> int | None:
-        """The table bits of MSM ``msm`` (one of ``MSM_NAMES``), ``None`` for none."""
-        return getattr(self, msm)
 
     def any(self) -> bool:
         """Whether any MSM has a table."""
@@ -163,7 +166,7 @@ def _table_windows(msm: str) -> Any:
 
 
 @attrs.frozen
-class TableWindows:
+class TableWindows(_PerMsm):
     """Windows per MSM's window table, fewer than all to spend less device memory: a table of k
     windows keeps 2^(c·j)·P for j < k (k times the batch's memory), and its MSMs sum a set of
     buckets for each k windows, combined on the host; ``None`` (left out): every window."""
@@ -173,10 +176,6 @@ class TableWindows:
     b_g2: int | None = _table_windows("B (G2)")
     l: int | None = _table_windows("L")
     h: int | None = _table_windows("H")
-
-    def for_msm(self, msm: str) -> int | None:
-        """The table windows of MSM ``msm`` (one of ``MSM_NAMES``), ``None`` for all."""
-        return getattr(self, msm)
 
 
 _BATCH_LANES_DOC = (
