@@ -394,6 +394,23 @@ def test_wide_windows_only_for_passes_that_are_large_and_fit(group):
     assert msm._plan_passes(roomy, group, 1000, wide, True, False, None, 1, 256) == (wide, 1000)
 
 
+def test_a_sort_ahead_over_a_window_table_takes_its_bits_and_windows():
+    """A sort ahead for bases with a window table plans the table's pass: its bits (whatever
+    width is asked) and its windows in the key, its sets' groups in the bytes; none when the
+    table's pass does not fit."""
+    n = 1 << 20
+    rows = np.broadcast_to(np.uint32(0), (7 * n, 48))  # the shape of a 7-window table, no memory
+    table = msm.WindowTable(rows, 20, 7)
+    roomy = _PlanningDevice(1 << 45)
+    planned = msm.sort_ahead_key(roomy, msm.G2, n, 16, True, True, 128, 0, table)
+    assert planned is not None and planned[0] == msm_sort.SortKey(0, n, 20, True, 7, True)
+    plain = msm.sort_ahead_key(roomy, msm.G2, n, 20, True, True, 128)
+    assert plain is not None and plain[0].table_windows == 0
+    assert plain[1] - planned[1] == 12 * (13 - 2) * msm.bucket_count(20, True)
+    tight = _PlanningDevice(1 << 24)
+    assert msm.sort_ahead_key(tight, msm.G2, n, None, True, True, 128, 0, table) is None
+
+
 def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray:
     """Canonical XYZZ words of affine points (None: infinity), each scaled by a random z."""
     mul = group.mul

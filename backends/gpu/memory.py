@@ -183,6 +183,12 @@ class DeviceBases:
         neither drops the table nor uploads the bases again. It waits on the same upload."""
         return DeviceBases(self.group, self.count, self.coords, self.skip, True, self.ready)
 
+    def window_table(self) -> msm.WindowTable | None:
+        """The window table these bases are, for the MSMs' passes; None without one."""
+        if not self.table_bits or self.coords is None:
+            return None
+        return msm.WindowTable(self.coords, self.table_bits, self.table_windows)
+
     def table_view(self, windows: int) -> DeviceBases:
         """These resident bases with the first ``windows`` windows of their table (the rows of
         a smaller table of the same bits), for an MSM that asks for that many."""

@@ -777,29 +777,40 @@ def sort_ahead_key(
     split_01: bool,
     batch_lanes: int,
     reserved: int = 0,
+    table: WindowTable | None = None,
 ) -> tuple[SortKey, int] | None:
-    """The sort key of an MSM over n resident bases (no table, no infinity) that
-    :func:`device_sums` would plan as one pass now, and the sort's device bytes, when they fit
-    beside the passes before it with the ``reserved`` bytes of the sorts ahead already named
-    (AHEAD_FREE_SHARE); else None. A later plan that differs just finds no sort ahead."""
+    """The sort key of an MSM over n resident bases (no infinity) that :func:`device_sums`
+    would plan as one pass now (over its window ``table`` when it fits, with the table's bits
+    and windows), and the sort's device bytes, when they fit beside the passes before it with
+    the ``reserved`` bytes of the sorts ahead already named (AHEAD_FREE_SHARE); else None. A
+    later plan that differs just finds no sort ahead."""
     free = gpu.free_bytes()
-    c, chunk, _ = _pass_plan(
-        gpu,
-        group,
-        n,
-        window_bits,
-        signed,
-        streamed=False,
-        key_budget=None,
-        upload_pieces=1,
-        batch_lanes=batch_lanes,
-        free=free,
-    )
+    if table is not None:
+        if not _table_fits(gpu, group, table, n, signed, batch_lanes, reserved):
+            return None
+        c, table_windows = table.bits, table.windows
+    else:
+        c, chunk, _ = _pass_plan(
+            gpu,
+            group,
+            n,
+            window_bits,
+            signed,
+            streamed=False,
+            key_budget=None,
+            upload_pieces=1,
+            batch_lanes=batch_lanes,
+            free=free,
+        )
+        if chunk < n:
+            return None
+        table_windows = 0
     windows = window_count(c, signed)  # a word a digit, then an entry a digit; 3 words a group
-    sort_bytes = 8 * n * windows + 12 * windows * bucket_count(c, signed)
-    if chunk < n or (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:
+    groups = bucket_sets(windows, table_windows) * bucket_count(c, signed)
+    sort_bytes = 8 * n * windows + 12 * groups
+    if (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:
         return None
-    return SortKey(0, n, c, signed, 0, split_01), sort_bytes
+    return SortKey(0, n, c, signed, table_windows, split_01), sort_bytes
 
 
 def host_sum(group: Group, passes: list[PassSums], timer: Timer) -> Steps[Any]:

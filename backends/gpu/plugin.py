@@ -418,9 +418,7 @@ class GpuPlugin:
         settings = ctx.profile.msm
         with self._device(ctx, f"MSM {label!r} in {group.upper()} ({count} points)"):
             slicer, streamed = self._slicer(ctx, bases, group)
-            table = None
-            if isinstance(bases, DeviceBases) and bases.table_bits:
-                table = msm.WindowTable(bases.coords, bases.table_bits, bases.table_windows)
+            table = bases.window_table() if isinstance(bases, DeviceBases) else None
             on_device = self._scalars_on_device(ctx, scalars, label)
             passes = msm.device_sums(
                 self.gpu,
@@ -454,21 +452,20 @@ class GpuPlugin:
     ) -> bool | None:
         """With ``msm.sorts_ahead``, queue the MSM's counting sort in the sort share, to run on
         its host thread from the next pass's bucket sums on: for a handle's scalars over
-        resident bases without a table or points at infinity, planned as one pass that fits
-        (``msm.sort_ahead_key``)."""
+        resident bases without points at infinity, planned as one pass that fits, over their
+        window table if they have one (``msm.sort_ahead_key``)."""
         settings = ctx.profile.msm
         if not settings.sorts_ahead or not isinstance(scalars, DeviceScalars):
             return None
-        plain = isinstance(bases, DeviceBases) and bases.skip is None and not bases.table_bits
-        if not plain or bases.group != group or bases.count != len(scalars):
+        whole = isinstance(bases, DeviceBases) and bases.skip is None
+        if not whole or bases.group != group or bases.count != len(scalars):
             return None
         with self._device(ctx, f"MSM {label!r} ahead"):
             signed, split_01 = settings.signed_digits, settings.split_01
             lanes = settings.batch_lanes_g1 if group == "g1" else settings.batch_lanes_g2
             ops, reserved = msm.GROUPS[group], self.sorts.reserved()
-            planned = msm.sort_ahead_key(
-                self.gpu, ops, len(scalars), window_bits, signed, split_01, lanes, reserved
-            )
+            args = (len(scalars), window_bits, signed, split_01, lanes, reserved)
+            planned = msm.sort_ahead_key(self.gpu, ops, *args, bases.window_table())
             if planned is None:
                 return None
             key, nbytes = planned
@@ -480,7 +477,8 @@ class GpuPlugin:
                 try:
                     self.gpu.wait_for(ready)
                     skip = msm.split_ones(self.gpu, words, None)[1] if split_01 else None
-                    sorted_ = msm_sort.counting_sort(self.gpu, words, skip, key.c, signed, False)
+                    args = (key.c, signed, key.table_windows)
+                    sorted_ = msm_sort.counting_sort(self.gpu, words, skip, *args)
                     self.gpu.synchronize()
                 except Exception as exc:
                     if self.gpu.out_of_memory(exc):

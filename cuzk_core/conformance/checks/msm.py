@@ -180,23 +180,33 @@ def _msm_ahead(checked: Subject, rng: random.Random) -> str | None:
     """MSMs named ahead (``cuzk_msm_ahead``) over gathered scalars, then an MSM named nowhere,
     the named ones in another order (one with other window bits, one twice over the same
     scalars in both groups) and one named but never asked for: every sum is the reference's,
-    and every hint returns a bool."""
+    and every hint returns a bool. Then again over resident window tables of fewer windows
+    (``msm.table_windows``), the same in both groups, so that G1 takes G2's sort."""
     changes = {
         "msm.sorts_ahead": True,
         "msm.share_sorts": True,
         "msm.split_01": True,
         "memory.key_storage": "device",
     }
-    backend = checked.backend(**changes)
-    if not backend.implements("cuzk_msm_ahead"):
-        return NOT_IMPLEMENTED
+    tables = {"msm.table_bits.a": 16, "msm.table_windows.a": 5}
+    tables.update({"msm.table_bits.b_g2": 16, "msm.table_windows.b_g2": 5})
+    for extra in ({}, tables):
+        backend = checked.backend(**changes, **extra)
+        if not backend.implements("cuzk_msm_ahead"):
+            return NOT_IMPLEMENTED
+        _named_ahead(checked, backend, rng, "over tables" if extra else "")
+    return None
+
+
+def _named_ahead(checked: Subject, backend: Any, rng: random.Random, where: str) -> None:
     n = 48
     values = ints_to_limbs(SCALAR_KINDS["mixed"](rng, 2 * n))
     rows = [np.arange(n), np.arange(n, 2 * n), np.arange(0, 2 * n, 2)]
     handles = backend.gather_scalars(values, rows, "conformance")
     ints = [limbs_to_ints(values[r]) for r in rows]
     points = {group: random_points(group, rng, n) for group in GROUPS}
-    bases = {g: backend.upload(GROUPS[g][2].from_points(points[g]), "conformance") for g in GROUPS}
+    purposes = {"g1": "a", "g2": "b_g2"}  # the MSMs a profile's window tables name
+    bases = {g: backend.upload(GROUPS[g][2].from_points(points[g]), purposes[g]) for g in GROUPS}
     try:
         named = [
             backend.msm_ahead(bases["g2"], handles[0], "b_g2", "g2"),
@@ -215,11 +225,10 @@ def _msm_ahead(checked: Subject, rng: random.Random) -> str | None:
         for group, scalars, want_ints, window_bits, what in asked:
             want = expected_msm(checked, group, points[group], want_ints)
             got = msm_of(backend, group, bases[group], scalars, window_bits)
-            same_point(got, want, f"{n} points, {what}")
+            same_point(got, want, f"{n} points, {what} {where}".strip())
     finally:
         for handle in bases.values():
             backend.release(handle)
-    return None
 
 
 # ---------------------------------------------------------------- fixed base (optional hooks)
