@@ -51,6 +51,18 @@ def test_extends_merges_tables_key_by_key():
     assert card.sources[0].endswith("h200.toml")
 
 
+def test_h100_tables_b_keeps_b_in_tables_of_seven_windows():
+    profile = load_profile("h100-tables-b")
+    assert profile.backend == load_profile("h200").backend
+    assert [profile.msm.table_of(m) for m in ("b_g1", "b_g2", "a", "l", "h")] == [
+        (20, 7),
+        (20, 7),
+        None,
+        None,
+        None,
+    ]
+
+
 def test_one_line_variant_by_path(tmp_path):
     variant = tmp_path / "split.toml"
     variant.write_text('extends = "h200"\n[msm]\nsplit_01 = false\n')
@@ -121,7 +133,7 @@ def test_extends_cycle_is_an_error(tmp_path):
 
 
 def test_missing_profile_lists_shipped_ones():
-    with pytest.raises(ProfileError, match="shipped: cpu, h200"):
+    with pytest.raises(ProfileError, match="shipped: cpu, h100-tables-b, h200,"):
         load_profile("definitely-not-here")
 
 
