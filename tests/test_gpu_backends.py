@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from cuzk_backend_cupy.plugin import plugin as cupy_plugin
-from cuzk_backend_gpu import memory, msm, msm_sort, ntt, staging
+from cuzk_backend_gpu import driver, memory, msm, msm_sort, ntt, staging
 from cuzk_backend_gpu.driver import DeviceArray, Gpu, GpuError
 from cuzk_backend_gpu.plugin import GpuPlugin
 from cuzk_backend_pycuda.plugin import plugin as pycuda_plugin
@@ -131,6 +131,26 @@ def test_device_arrays_slice_view_and_copy_like_numpy():
         array[::2]
     with pytest.raises(IndexError):
         array[10]
+
+
+def test_a_refused_step_says_what_the_resident_key_holds():
+    """A step that does not fit names its need, what is free and, where a key is resident, how
+    much of the device that key (its window tables included) takes: the usual cause on a card
+    whose profile keeps tables."""
+    adapter = _HostAdapter()
+    adapter.memory = lambda: (1 << 30, 80 << 30)  # type: ignore[attr-defined]
+    gpu = Gpu(adapter)
+    with pytest.raises(
+        GpuError, match=r"R1CS needs 2\.00 GiB .* 1\.00 GiB is free \(device total 80\.00 GiB\)$"
+    ):
+        gpu.ensure_fits(2 << 30, "R1CS")
+    batch = type("Batch", (), {})()  # the host batch the resident bases are kept for
+    table = gpu.empty((3 * 1024, 24), np.uint32)  # a window table of 3 windows
+    kept = memory.DeviceBases("g1", 1024, table, gpu.empty((1024,), np.uint8), True, None, 16, 3)
+    gpu.cache(driver.RESIDENT)[batch] = kept
+    assert gpu.resident_bytes() == 3 * 1024 * 96 + 1024
+    with pytest.raises(GpuError, match=r"total 80\.00 GiB; the resident key holds 0\.00 GiB\)$"):
+        gpu.ensure_fits(2 << 30, "R1CS")
 
 
 def test_device_scalars_slice_both_forms_alike():

@@ -26,6 +26,8 @@ from .staging import StagingPool
 NULL = np.uint64(0)
 """A null device pointer as a kernel argument."""
 GIB = float(1 << 30)
+RESIDENT = "resident"
+"""The cache of a key's bases kept on the device (and their window tables), by host batch."""
 MODULES = (
     "ff/fr_kernels.cu",
     "r1cs/spmv.cu",
@@ -338,13 +340,21 @@ class Gpu:
         """Device memory allocations can still get (the pool's idle memory included)."""
         return self.adapter.memory()[0]
 
+    def resident_bytes(self) -> int:
+        """Device bytes the resident key's bases hold, their window tables included."""
+        arrays = [a for b in list(self.cache(RESIDENT).values()) for a in (b.coords, b.skip)]
+        return sum(a.nbytes for a in arrays if a is not None)
+
     def ensure_fits(self, needed: int, what: str) -> None:
-        """Refuse up front, with the sizes, a step whose working memory cannot fit on the device."""
+        """Refuse up front, with the sizes, a step whose working memory cannot fit on the device
+        (and what of it the resident key takes, which a profile's window tables multiply)."""
         available, total = self.adapter.memory()
         if needed > available:
+            held = self.resident_bytes()
+            key = f"; the resident key holds {held / GIB:.2f} GiB" if held else ""
             raise GpuError(
                 f"{self.name} backend: {what} needs {needed / GIB:.2f} GiB of device memory, "
-                f"{available / GIB:.2f} GiB is free (device total {total / GIB:.2f} GiB)"
+                f"{available / GIB:.2f} GiB is free (device total {total / GIB:.2f} GiB{key})"
             )
 
 

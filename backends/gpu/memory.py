@@ -41,7 +41,7 @@ from cuzk_core.profile import MSM_NAMES, KeyStorage, Pinning, Profile
 from cuzk_core.timing import Timer
 
 from . import msm
-from .driver import DeviceArray, Gpu
+from .driver import RESIDENT, DeviceArray, Gpu
 from .staging import StagingPool
 
 _MIB = 1 << 20
@@ -520,7 +520,7 @@ class Memory:
         if storage in (KeyStorage.STREAM, KeyStorage.MMAP):
             return HostBases(group_of(points), points)
         if storage is KeyStorage.DEVICE:
-            resident = self.gpu.cache("resident")
+            resident = self.gpu.cache(RESIDENT)
             table = profile.msm.table_of(purpose) if purpose in MSM_NAMES else None
             bits, windows = table or (0, 0)
             cached = resident.get(points)
