@@ -606,3 +606,37 @@ def test_program_bytes_count_a_compiled_file_as_one_upload(tmp_path, monkeypatch
     (mapping, _) = mapping_of(m.a.coeffs)
     gpu.cache("mapped files")[mapping] = object()
     assert program_bytes(gpu, program) == rest
+
+
+def test_the_products_count_only_what_is_not_on_the_device_yet(tmp_path, monkeypatch):
+    """The R1CS products' fit check asks for the matrices not yet on the device and the row
+    plan until it is made: a compiled circuit's proving matrices are views of the file the
+    witness program uploaded, so once it is resident they ask for nothing more (round 42: the
+    whole file counted again refused a 2^24 proof that fitted on an H100)."""
+    from cuzk_backend_gpu.field import matrix_on_device, products_table_bytes
+    from cuzk_backend_gpu.mapped import mapping_of
+    from cuzk_core.witness import compiled as compiled_module
+    from cuzk_core.witness.compiled import compiled_path
+
+    loose = _program(PorepLite(challenges=3, depth=2)).matrices
+    gpu = _TablesOnHost(1 << 16, 1 << 16)
+    plan = 24 * loose.num_constraints
+    arrays = [(x.indptr, x.cols, x.coeffs) for x in (loose.a, loose.b, loose.c)]
+    sizes = [sum(a.nbytes for a in three) for three in arrays]
+    assert products_table_bytes(gpu, loose) == sum(sizes) + plan
+    matrix_on_device(gpu, loose.b)
+    assert products_table_bytes(gpu, loose) == sizes[0] + sizes[2] + plan
+    gpu.cache("row_plans")[loose] = None
+    assert products_table_bytes(gpu, loose) == sizes[0] + sizes[2]
+
+    monkeypatch.setenv("CUZK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compiled_module, "_MEMORY", {})  # read from this folder's file
+    backend = load_plugins().backend(load_profile("cpu"))
+    compiled, _ = compile_circuit(backend, PorepLite(challenges=3, depth=2))
+    proving = compiled.proving_matrices
+    plan = 24 * proving.num_constraints
+    size = compiled_path(compiled.digest).stat().st_size
+    assert products_table_bytes(gpu, proving) == size + plan
+    (mapping, _) = mapping_of(proving.a.cols)
+    gpu.cache("mapped files")[mapping] = object()  # the witness program's upload
+    assert products_table_bytes(gpu, proving) == plan

@@ -4,6 +4,7 @@ row gathers."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
 import attrs
 import numpy as np
@@ -14,6 +15,7 @@ from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
 from . import scan
 from .driver import DeviceArray, Gpu
+from .mapped import mapping_of
 
 _R = FR_MODULUS
 _MONT = (1 << 256) % _R
@@ -37,6 +39,32 @@ def matrix_on_device(
         )
         cache[matrix] = cached
     return cached
+
+
+def upload_bytes(gpu: Gpu, matrices: Iterable[SparseMatrix]) -> int:
+    """Device bytes :func:`matrix_on_device` would add for ``matrices``: nothing for those on
+    the device already, and a compiled file's arrays as one upload of the whole file, once (so
+    a circuit whose file the witness program brought takes no more)."""
+    uploaded, mapped = gpu.cache("matrices"), gpu.cache("mapped files")
+    loose, files = 0, {}
+    for matrix in matrices:
+        if uploaded.get(matrix) is not None:
+            continue
+        for array in (matrix.indptr, matrix.cols, matrix.coeffs):
+            found = mapping_of(array) if array.nbytes and array.flags.c_contiguous else None
+            if found is None:
+                loose += array.nbytes
+            elif mapped.get(found[0]) is None:
+                files[id(found[0])] = len(found[0])
+    return loose + sum(files.values())
+
+
+def products_table_bytes(gpu: Gpu, matrices: R1CSMatrices) -> int:
+    """Device bytes :func:`r1cs_products`' tables still need: A's, B's and C's
+    :func:`upload_bytes` and, until it is made, the row plan (an id's first and order, 4 bytes
+    each, for 3 ids a row)."""
+    plan = 0 if matrices in gpu.cache("row_plans") else 24 * matrices.num_constraints
+    return upload_bytes(gpu, (matrices.a, matrices.b, matrices.c)) + plan
 
 
 def _three_on_device(

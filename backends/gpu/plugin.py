@@ -171,13 +171,12 @@ class GpuPlugin:
         backend's check and H read them (``for_quotient``), else downloaded."""
         rows = matrices.num_constraints
         with self._device(ctx, "evaluating the R1CS"):
-            nnz = matrices.a.nnz + matrices.b.nnz + matrices.c.nnz
             if isinstance(witness, DeviceScalars):  # a kept witness: at most its Montgomery copy
                 made = 0 if witness.montgomery is not None else len(witness)
             else:  # an upload and its Montgomery copy (fewer where a mirror exists)
                 made = 2 * len(witness)
-            # 24: the row plan's firsts and order, 4 bytes an id each
-            needed = nnz * 48 + 24 * rows + (made + 3 * rows) * _SCALAR_BYTES
+            needed = field.products_table_bytes(self.gpu, matrices)
+            needed += (made + 3 * rows) * _SCALAR_BYTES
             self.gpu.ensure_fits(needed, "R1CS")
             with self.gpu.step(ctx.timer, "r1cs_tables"):  # the first proof's upload
                 for matrix in (matrices.a, matrices.b, matrices.c):

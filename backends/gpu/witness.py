@@ -22,8 +22,7 @@ from cuzk_core.witness.chains import program_sbox_heads
 from cuzk_core.witness.program import BIT, HINT, SOLVE, WitnessProgram
 
 from .driver import DeviceArray, EventClock, Gpu, GpuError
-from .field import matrix_on_device
-from .mapped import mapping_of
+from .field import matrix_on_device, upload_bytes
 from .witness_chains import without_chain_tails
 from .witness_schedule import BlockSchedule, block_schedule, least_block_cost, level_cost
 
@@ -241,18 +240,7 @@ def program_bytes(gpu: Gpu, program: WitnessProgram) -> int:
     kernel's order, steps and warps take less than the table again) and, with scaled rows,
     copies of A's and C's coefficients. (A run that times both kernels asks for its own.)"""
     m = program.matrices
-    uploaded, mapped = gpu.cache("matrices"), gpu.cache("mapped files")
-    rows, mappings = 0, {}
-    for matrix in (m.a, m.b, m.c, program.lin):
-        if uploaded.get(matrix) is not None:
-            continue
-        for array in (matrix.indptr, matrix.cols, matrix.coeffs):
-            found = mapping_of(array) if array.nbytes and array.flags.c_contiguous else None
-            if found is None:
-                rows += array.nbytes
-            elif mapped.get(found[0]) is None:  # shared_copy uploads the whole file, once
-                mappings[id(found[0])] = len(found[0])
-    rows += sum(mappings.values())
+    rows = upload_bytes(gpu, (m.a, m.b, m.c, program.lin))
     table = len(program.level_ops) * _OP_BYTES
     hints = int(np.count_nonzero(program.kind == HINT)) * 16
     scaled = m.a.coeffs.nbytes + m.c.coeffs.nbytes if _scaled_rows(gpu) else 0
