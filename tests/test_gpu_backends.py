@@ -133,10 +133,10 @@ def test_device_arrays_slice_view_and_copy_like_numpy():
         array[10]
 
 
-def test_a_refused_step_says_what_the_resident_key_holds():
-    """A step that does not fit names its need, what is free and, where a key is resident, how
-    much of the device that key (its window tables included) takes: the usual cause on a card
-    whose profile keeps tables."""
+def test_a_refused_step_says_what_the_key_and_compiled_circuits_hold():
+    """A step that does not fit names its need, what is free and how much of the device the
+    resident key (its window tables included) and the compiled circuits' files already hold:
+    where the memory of a card whose profile keeps tables went."""
     adapter = _HostAdapter()
     adapter.memory = lambda: (1 << 30, 80 << 30)  # type: ignore[attr-defined]
     gpu = Gpu(adapter)
@@ -144,12 +144,18 @@ def test_a_refused_step_says_what_the_resident_key_holds():
         GpuError, match=r"R1CS needs 2\.00 GiB .* 1\.00 GiB is free \(device total 80\.00 GiB\)$"
     ):
         gpu.ensure_fits(2 << 30, "R1CS")
-    batch = type("Batch", (), {})()  # the host batch the resident bases are kept for
-    table = gpu.empty((3 * 1024, 24), np.uint32)  # a window table of 3 windows
-    kept = memory.DeviceBases("g1", 1024, table, gpu.empty((1024,), np.uint8), True, None, 16, 3)
-    gpu.cache(driver.RESIDENT)[batch] = kept
-    assert gpu.resident_bytes() == 3 * 1024 * 96 + 1024
-    with pytest.raises(GpuError, match=r"total 80\.00 GiB; the resident key holds 0\.00 GiB\)$"):
+    batch, mapping = (type("Host", (), {})() for _ in range(2))  # what the caches are kept for
+    n = 1 << 16
+    table = gpu.empty((3 * n, 24), np.uint32)  # a G1 window table of 3 windows: 18 MiB
+    gpu.cache(driver.RESIDENT)[batch] = memory.DeviceBases(
+        "g1", n, table, gpu.empty((n,), np.uint8), True, None, 16, 3
+    )
+    assert gpu.held_bytes() == (3 * n * 96 + n, 0)
+    with pytest.raises(GpuError, match=r"80\.00 GiB; held: the resident key 0\.02 GiB\)$"):
+        gpu.ensure_fits(2 << 30, "R1CS")
+    gpu.cache(driver.MAPPED_FILES)[mapping] = gpu.empty((40 << 20,), np.uint8)
+    assert gpu.held_bytes()[1] == 40 << 20
+    with pytest.raises(GpuError, match=r"key 0\.02 GiB, compiled circuits 0\.04 GiB\)$"):
         gpu.ensure_fits(2 << 30, "R1CS")
 
 
@@ -417,7 +423,7 @@ def test_wide_windows_only_for_passes_that_are_large_and_fit(group):
 def test_a_sort_ahead_over_a_window_table_takes_its_bits_and_windows():
     """A sort ahead for bases with a window table plans the table's pass: its bits (whatever
     width is asked) and its windows in the key, its sets' groups in the bytes; none when the
-    table's pass does not fit."""
+    table's pass does not fit, or the sort beside the sorts named before it."""
     n = 1 << 20
     rows = np.broadcast_to(np.uint32(0), (7 * n, 48))  # the shape of a 7-window table, no memory
     table = msm.WindowTable(rows, 20, 7)
@@ -429,6 +435,8 @@ def test_a_sort_ahead_over_a_window_table_takes_its_bits_and_windows():
     assert plain[1] - planned[1] == 12 * (13 - 2) * msm.bucket_count(20, True)
     tight = _PlanningDevice(1 << 24)
     assert msm.sort_ahead_key(tight, msm.G2, n, None, True, True, 128, 0, table) is None
+    taken = (1 << 45) - planned[1]  # the sorts ahead named before leave too little room
+    assert msm.sort_ahead_key(roomy, msm.G2, n, 16, True, True, 128, taken, table) is None
 
 
 def _xyzz_rows(group: msm.Group, points: list, rng: random.Random) -> np.ndarray:

@@ -54,6 +54,7 @@ def test_extends_merges_tables_key_by_key():
 def test_h100_tables_b_keeps_b_in_tables_of_seven_windows():
     profile = load_profile("h100-tables-b")
     assert profile.backend == load_profile("h200").backend
+    assert profile.msm.sorts_ahead and profile.msm.share_sorts  # B·G1 takes B·G2's sort
     assert [profile.msm.table_of(m) for m in ("b_g1", "b_g2", "a", "l", "h")] == [
         (20, 7),
         (20, 7),

@@ -28,6 +28,8 @@ NULL = np.uint64(0)
 GIB = float(1 << 30)
 RESIDENT = "resident"
 """The cache of a key's bases kept on the device (and their window tables), by host batch."""
+MAPPED_FILES = "mapped files"
+"""The cache of read-only file mappings uploaded whole (compiled circuits), by mapping."""
 MODULES = (
     "ff/fr_kernels.cu",
     "r1cs/spmv.cu",
@@ -308,7 +310,7 @@ class Gpu:
         if found is None:
             return self.to_device(host)
         mapping, offset = found
-        cache = self.cache("mapped files")
+        cache = self.cache(MAPPED_FILES)
         whole = cache.get(mapping)
         if whole is None:
             whole = cache[mapping] = self._upload_mapping(mapping)
@@ -340,21 +342,28 @@ class Gpu:
         """Device memory allocations can still get (the pool's idle memory included)."""
         return self.adapter.memory()[0]
 
-    def resident_bytes(self) -> int:
-        """Device bytes the resident key's bases hold, their window tables included."""
-        arrays = [a for b in list(self.cache(RESIDENT).values()) for a in (b.coords, b.skip)]
-        return sum(a.nbytes for a in arrays if a is not None)
+    def held_bytes(self) -> tuple[int, int]:
+        """Device bytes kept across proofs: the resident key's bases (their window tables
+        included) and the compiled circuits' files."""
+        bases = [a for b in list(self.cache(RESIDENT).values()) for a in (b.coords, b.skip)]
+        files = list(self.cache(MAPPED_FILES).values())
+        return sum(a.nbytes for a in bases if a is not None), sum(f.nbytes for f in files)
 
     def ensure_fits(self, needed: int, what: str) -> None:
-        """Refuse up front, with the sizes, a step whose working memory cannot fit on the device
-        (and what of it the resident key takes, which a profile's window tables multiply)."""
+        """Refuse up front, with the sizes, a step whose working memory cannot fit on the device,
+        saying how much the resident key and compiled circuits already hold."""
         available, total = self.adapter.memory()
         if needed > available:
-            held = self.resident_bytes()
-            key = f"; the resident key holds {held / GIB:.2f} GiB" if held else ""
+            try:
+                key, files = self.held_bytes()
+            except RuntimeError:  # a cache changed under another thread: leave the figures out
+                key = files = 0
+            held = [f"the resident key {key / GIB:.2f} GiB"] if key else []
+            held += [f"compiled circuits {files / GIB:.2f} GiB"] if files else []
+            also = f"; held: {', '.join(held)}" if held else ""
             raise GpuError(
                 f"{self.name} backend: {what} needs {needed / GIB:.2f} GiB of device memory, "
-                f"{available / GIB:.2f} GiB is free (device total {total / GIB:.2f} GiB{key})"
+                f"{available / GIB:.2f} GiB is free (device total {total / GIB:.2f} GiB{also})"
             )
 
 

@@ -14,7 +14,7 @@ from cuzk_core.layout import ints_to_limbs
 from cuzk_core.r1cs import R1CSMatrices, SparseMatrix
 
 from . import scan
-from .driver import DeviceArray, Gpu
+from .driver import MAPPED_FILES, DeviceArray, Gpu
 from .mapped import mapping_of
 
 _R = FR_MODULUS
@@ -45,7 +45,7 @@ def upload_bytes(gpu: Gpu, matrices: Iterable[SparseMatrix]) -> int:
     """Device bytes :func:`matrix_on_device` would add for ``matrices``: nothing for those on
     the device already, and a compiled file's arrays as one upload of the whole file, once (so
     a circuit whose file the witness program brought takes no more)."""
-    uploaded, mapped = gpu.cache("matrices"), gpu.cache("mapped files")
+    uploaded, mapped = gpu.cache("matrices"), gpu.cache(MAPPED_FILES)
     loose, files = 0, {}
     for matrix in matrices:
         if uploaded.get(matrix) is not None:

@@ -780,10 +780,11 @@ def sort_ahead_key(
     table: WindowTable | None = None,
 ) -> tuple[SortKey, int] | None:
     """The sort key of an MSM over n resident bases (no infinity) that :func:`device_sums`
-    would plan as one pass now (over its window ``table`` when it fits, with the table's bits
-    and windows), and the sort's device bytes, when they fit beside the passes before it with
-    the ``reserved`` bytes of the sorts ahead already named (AHEAD_FREE_SHARE); else None. A
-    later plan that differs just finds no sort ahead."""
+    would plan as one pass now (with a window ``table``, its pass: the table's bits and
+    windows), and the sort's device bytes, when they fit beside the passes before it with the
+    ``reserved`` bytes of the sorts ahead already named (AHEAD_FREE_SHARE); else None (also
+    when the table's pass does not fit now). A later plan that differs just finds no sort
+    ahead."""
     free = gpu.free_bytes()
     if table is not None:
         if not _table_fits(gpu, group, table, n, signed, batch_lanes, reserved):
