@@ -736,6 +736,43 @@ def test_an_msm_over_kept_scalars_takes_their_width_and_slot(monkeypatch):
     assert seen == [(20, True), (20, False), (16, False), (20, False), (20, False)]
 
 
+def test_a_table_pass_counts_a_sort_it_takes_over_as_room(monkeypatch):
+    """Whether a table's pass fits is asked less the bytes of the sort it will take over (kept
+    or sorted ahead for its scalars under its key, already allocated); not for bases with
+    points at infinity (whose pass takes no sort) or a pass under another key."""
+    n, asked, took = 1000, [], []
+    share, owner = msm_sort.SortShare(), _Handle()
+    kept = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
+    share.keep(owner, msm_sort.SortKey(0, n, 20, True, 7, True), kept)
+
+    def fits(gpu, group, table, count, signed, lanes, reserved):
+        asked.append(reserved)
+        return True
+
+    def one_pass(gpu, group, chunk, scalars, c, signed, split_01, timer, table, lanes, slot, *_):
+        took.append(slot is not None and slot.share.find(owner, slot.key) is kept)
+        return msm.PassSums(None, None, c, 0)
+
+    monkeypatch.setattr(msm, "_table_fits", fits)
+    monkeypatch.setattr(msm, "_msm_pass", one_pass)
+    rows = np.broadcast_to(np.uint32(0), (7 * n, 24))  # a 7-window table's shape, no memory
+    scalars = np.broadcast_to(np.uint32(0), (n, 8))
+    table = msm.WindowTable(rows, 20, 7)
+
+    def run(skip, split_01):
+        def chunks(start, stop):
+            return msm.BaseChunk(rows[start:stop], skip, lambda: None)
+
+        args = (chunks, False, scalars, None, True, split_01, Timer(0))
+        msm.device_sums(None, msm.G1, *args, table=table, share=share, owner=owner)
+
+    run(None, True)
+    run(np.zeros(n, np.uint8), True)
+    run(None, False)
+    assert asked == [-(3 * 4 + 5 * 4), 0, 0]
+    assert took == [True, False, False]
+
+
 def test_window_tables_hold_at_most_the_kernels_windows():
     assert msm.table_windows(16) == msm.MAX_TABLE_WINDOWS
     with pytest.raises(ValueError, match="holds 2 to 16 windows, not 22"):
@@ -1422,6 +1459,23 @@ def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
     del b  # its owner ended before a pass started it
     share.start_queued()
     assert [r[0] for r in ran] == ["a", "b", "c", "e"] and share.reserved() == 0
+
+
+def test_a_sort_held_for_a_pass_is_not_asked_for_twice():
+    """msm_sort.SortShare.held gives the bytes of a sort begun ahead or kept for the same
+    scalars' owner and key (memory a pass under that key takes over instead of allocating):
+    none for a queued one, another owner or another key."""
+    share = msm_sort.SortShare()
+    a, b = _Handle(), _Handle()
+    key = msm_sort.SortKey(0, 1000, 20, True, 7, True)
+    sort = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
+    share.queue(a, key, lambda: sort, 100)
+    assert share.held(a, key) == 0  # not begun: dropped when its MSM begins
+    share.start_queued()
+    assert share.held(a, key) == 100 and share.held(b, key) == 0
+    assert share.held(a, key._replace(table_windows=4)) == 0
+    assert share.find(a, key) is sort  # taken: now the kept sort, its arrays' bytes
+    assert share.held(a, key) == 3 * 4 + 5 * 4 and share.held(b, key) == 0
 
 
 def _proofs_and_kept_sorts(name: str, changes: dict[bool, dict]) -> tuple[dict, dict]:

@@ -740,9 +740,14 @@ def device_sums(
 
     passes: list[PassSums] = []
     reserved = 0 if share is None else share.reserved(owner)
-    if table is not None and _table_fits(gpu, group, table, n, signed, batch_lanes, reserved):
-        one_pass(bases(0, n), 0, n, table.bits, table)
-        return passes
+    if table is not None:
+        whole = bases(0, n)
+        held = 0  # a sort the table's pass will take is already allocated: not asked twice
+        if share is not None and owner is not None and whole.skip is None:
+            held = share.held(owner, SortKey(0, n, table.bits, signed, table.windows, split_01))
+        if _table_fits(gpu, group, table, n, signed, batch_lanes, reserved - held):
+            one_pass(whole, 0, n, table.bits, table)
+            return passes
     c, chunk = _plan_passes(
         gpu,
         group,

@@ -232,6 +232,15 @@ class SortShare:
         with self._lock:
             self._queued.append(_Queued(weakref.ref(owner, self._owner_gone), key, sort, nbytes))
 
+    def held(self, owner: object, key: SortKey) -> int:
+        """Device bytes of the sort kept or begun ahead for ``owner``'s scalars under ``key``:
+        memory already taken that a pass under ``key`` takes over instead of sorting."""
+        with self._lock:
+            kept = self._kept
+            if kept is not None and kept[0]() is owner and kept[1] == key:
+                return kept[2].offsets.nbytes + kept[2].entries.nbytes
+            return sum(a.nbytes for a in self._ahead if a.owner() is owner and a.key == key)
+
     def reserved(self, owner: object = None) -> int:
         """Device bytes the sorts ahead (queued or begun, not taken) of other scalars than
         ``owner``'s may allocate beside a pass."""
