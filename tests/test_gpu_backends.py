@@ -3,6 +3,7 @@ clearly, map CUDA failures to one-line errors; and the shared driver's device ar
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import functools
 import itertools
@@ -1462,19 +1463,25 @@ def test_sorts_ahead_start_with_a_pass_and_serve_their_own_scalars_and_key():
 
 
 def test_a_sort_held_for_a_pass_is_not_asked_for_twice():
-    """msm_sort.SortShare.held gives the bytes of a sort begun ahead or kept for the same
-    scalars' owner and key (memory a pass under that key takes over instead of allocating):
-    none for a queued one, another owner or another key."""
+    """msm_sort.SortShare.held gives the bytes of a finished sort kept or sorted ahead for the
+    same scalars' owner and key (memory a pass under that key takes over instead of
+    allocating): none for a queued or running one, one that found no room, another owner or
+    another key."""
     share = msm_sort.SortShare()
     a, b = _Handle(), _Handle()
     key = msm_sort.SortKey(0, 1000, 20, True, 7, True)
     sort = msm_sort.SortedDigits(np.zeros(3, np.uint32), np.zeros(5, np.uint32), 5, 4)
-    share.queue(a, key, lambda: sort, 100)
+    running = threading.Event()
+    share.queue(a, key, lambda: running.wait(5) and sort, 100)
+    share.queue(b, key, lambda: None, 100)  # found no room
     assert share.held(a, key) == 0  # not begun: dropped when its MSM begins
     share.start_queued()
-    assert share.held(a, key) == 100 and share.held(b, key) == 0
+    assert share.held(a, key) == 0  # still running
+    running.set()
+    concurrent.futures.wait([ahead.future for ahead in share._ahead])
+    assert share.held(a, key) == 3 * 4 + 5 * 4 and share.held(b, key) == 0
     assert share.held(a, key._replace(table_windows=4)) == 0
-    assert share.find(a, key) is sort  # taken: now the kept sort, its arrays' bytes
+    assert share.find(a, key) is sort  # taken: now the kept sort
     assert share.held(a, key) == 3 * 4 + 5 * 4 and share.held(b, key) == 0
 
 

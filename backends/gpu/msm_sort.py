@@ -233,13 +233,18 @@ class SortShare:
             self._queued.append(_Queued(weakref.ref(owner, self._owner_gone), key, sort, nbytes))
 
     def held(self, owner: object, key: SortKey) -> int:
-        """Device bytes of the sort kept or begun ahead for ``owner``'s scalars under ``key``:
-        memory already taken that a pass under ``key`` takes over instead of sorting."""
+        """Device bytes of a finished sort of ``owner``'s scalars under ``key`` (kept, or sorted
+        ahead and done): memory already taken, which a pass under ``key`` takes over instead
+        of sorting (at most the sort's own allocation); 0 for none, or one still running."""
         with self._lock:
             kept = self._kept
             if kept is not None and kept[0]() is owner and kept[1] == key:
-                return kept[2].offsets.nbytes + kept[2].entries.nbytes
-            return sum(a.nbytes for a in self._ahead if a.owner() is owner and a.key == key)
+                found: SortedDigits | None = kept[2]
+            else:
+                mine = [a.future for a in self._ahead if a.owner() is owner and a.key == key]
+                done = [f.result() for f in mine if f.done() and f.exception() is None]
+                found = next((d for d in done if d is not None), None)
+        return 0 if found is None else found.offsets.nbytes + found.entries.nbytes
 
     def reserved(self, owner: object = None) -> int:
         """Device bytes the sorts ahead (queued or begun, not taken) of other scalars than
