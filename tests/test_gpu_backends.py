@@ -1533,6 +1533,24 @@ def test_a_proofs_msms_named_ahead_take_their_sorts_and_prove_the_same_bytes(nam
 
 
 @pytest.mark.parametrize("name", PLUGINS)
+def test_msms_over_window_tables_take_their_sorts_ahead_too(name):
+    """With B's bases in window tables of fewer windows (as h100-tables-b keeps them), B·G2
+    still takes the sort named ahead for it, over its table, and B·G1 the one B·G2 kept (the
+    same bits and windows); A and Σl theirs. The bytes are those of the same tables with every
+    sort done in its MSM."""
+    tables = {
+        **{f"msm.table_bits.{m}": 16 for m in ("b_g1", "b_g2")},
+        **{f"msm.table_windows.{m}": 5 for m in ("b_g1", "b_g2")},
+    }
+    changes = {on: {"msm.share_sorts": on, "msm.sorts_ahead": on, **tables} for on in (False, True)}
+    proofs, kept = _proofs_and_kept_sorts(name, changes)
+    assert proofs[True] == proofs[False]
+    phases = ("msm_h", "msm_b_g2", "msm_b_g1", "msm_a", "msm_l")
+    assert kept[False] == {phase: [False] for phase in phases}
+    assert kept[True] == {"msm_h": [False], **{phase: [True] for phase in phases[1:]}}
+
+
+@pytest.mark.parametrize("name", PLUGINS)
 def test_b_g1_takes_b_g2s_sort_and_proves_the_same_bytes(name):
     """With ``msm.share_sorts`` a proof's B·G1 takes the sort B·G2 kept for their common
     scalars (its msm_sort span says so; no other MSM's does), and the proof's bytes are those
