@@ -383,6 +383,12 @@ def _combine_windows(group: Group, window_points: np.ndarray, c: int, timer: Tim
     return _coords_as(acc, int)
 
 
+def _sort_bytes(n: int, windows: int, groups: int) -> int:
+    """Device bytes a counting sort of n scalars' ``windows`` digits into ``groups`` takes: a
+    word a digit (freed before the sums), then an entry a digit; 3 words a group."""
+    return 8 * n * windows + 12 * groups
+
+
 def _bucket_workspace(
     group: Group,
     n: int,
@@ -407,9 +413,8 @@ def _bucket_workspace(
     if lanes:  # its lanes' scratch: a sum, a head, two groups and a prefix a lane
         partial_bound = batch_threads + groups
         batch = batch_threads * lanes * (8 + 10 * group.affine_words)
-    digits = 4 * entries  # the sort's, a word a window a scalar (freed before the sums)
     xyzz_bytes = xyzz * (partial_bound + 2 * groups)
-    return 4 * entries + digits + 12 * groups + xyzz_bytes + batch + (64 << 20)
+    return _sort_bytes(n, windows, groups) + xyzz_bytes + batch + (64 << 20)
 
 
 def pippenger(
@@ -811,9 +816,9 @@ def sort_ahead_key(
         if chunk < n:
             return None
         table_windows = 0
-    windows = window_count(c, signed)  # a word a digit, then an entry a digit; 3 words a group
+    windows = window_count(c, signed)
     groups = bucket_sets(windows, table_windows) * bucket_count(c, signed)
-    sort_bytes = 8 * n * windows + 12 * groups
+    sort_bytes = _sort_bytes(n, windows, groups)
     if (reserved + sort_bytes) * AHEAD_FREE_SHARE > free:
         return None
     return SortKey(0, n, c, signed, table_windows, split_01), sort_bytes
