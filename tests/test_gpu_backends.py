@@ -1534,7 +1534,7 @@ def test_a_proofs_msms_named_ahead_take_their_sorts_and_prove_the_same_bytes(nam
 
 @pytest.mark.parametrize("name", PLUGINS)
 def test_msms_over_window_tables_take_their_sorts_ahead_too(name):
-    """With B's bases in window tables of fewer windows (as h100-tables-b keeps them), B·G2
+    """With B's bases in window tables of fewer windows (as h100-tables keeps them), B·G2
     still takes the sort named ahead for it, over its table, and B·G1 the one B·G2 kept (the
     same bits and windows); A and Σl theirs. The bytes are those of the same tables with every
     sort done in its MSM."""

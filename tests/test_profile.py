@@ -51,16 +51,16 @@ def test_extends_merges_tables_key_by_key():
     assert card.sources[0].endswith("h200.toml")
 
 
-def test_h100_tables_b_keeps_b_in_tables_of_seven_windows():
-    profile = load_profile("h100-tables-b")
+def test_h100_tables_keeps_b_over_seven_windows_and_the_rest_over_three():
+    profile = load_profile("h100-tables")
     assert profile.backend == load_profile("h200").backend
     assert profile.msm.sorts_ahead and profile.msm.share_sorts  # B·G1 takes B·G2's sort
     assert [profile.msm.table_of(m) for m in ("b_g1", "b_g2", "a", "l", "h")] == [
         (20, 7),
         (20, 7),
-        None,
-        None,
-        None,
+        (20, 3),
+        (20, 3),
+        (20, 3),
     ]
 
 
@@ -134,7 +134,7 @@ def test_extends_cycle_is_an_error(tmp_path):
 
 
 def test_missing_profile_lists_shipped_ones():
-    with pytest.raises(ProfileError, match="shipped: cpu, h100-tables-b, h200,"):
+    with pytest.raises(ProfileError, match="shipped: cpu, h100-tables, h200,"):
         load_profile("definitely-not-here")
 
 
