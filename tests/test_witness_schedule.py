@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 import pytest
 
-from cuzk_backend_gpu.driver import GpuError
+from cuzk_backend_gpu.driver import MAPPED_FILES, GpuError
 from cuzk_backend_gpu.witness_schedule import (
     BlockSchedule,
     block_schedule,
@@ -604,7 +604,7 @@ def test_program_bytes_count_a_compiled_file_as_one_upload(tmp_path, monkeypatch
     size = compiled_path(compiled.digest).stat().st_size
     assert program_bytes(gpu, program) == size + rest
     (mapping, _) = mapping_of(m.a.coeffs)
-    gpu.cache("mapped files")[mapping] = object()
+    gpu.cache(MAPPED_FILES)[mapping] = object()
     assert program_bytes(gpu, program) == rest
 
 
@@ -638,5 +638,5 @@ def test_the_products_count_only_what_is_not_on_the_device_yet(tmp_path, monkeyp
     size = compiled_path(compiled.digest).stat().st_size
     assert products_table_bytes(gpu, proving) == size + plan
     (mapping, _) = mapping_of(proving.a.cols)
-    gpu.cache("mapped files")[mapping] = object()  # the witness program's upload
+    gpu.cache(MAPPED_FILES)[mapping] = object()  # the witness program's upload
     assert products_table_bytes(gpu, proving) == plan
