@@ -255,7 +255,7 @@ def bench_msm(
                 raise AssertionError(f"MSM {group} 2^{log} disagrees with its folded form")
         if log in host_logs:
             reps = -(-n // len(distinct))
-            _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results)
+            _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results, total)
         del run
 
 
@@ -272,11 +272,12 @@ HOST_PIECES = "1,2,4"
 """The streamed MSM's ``msm.upload_pieces`` variants, set by --host-pieces."""
 
 
-def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) -> None:
+def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results, want) -> None:
     """The MSM with bases and scalars copied from host memory, through the streamed path a key
     kept on the host takes (``msm.msm`` uploading the bases piece by piece): pageable with the
     driver's copies (pinning ``none``), pageable through the staging pool (``pool``), and
-    page-locked; the last two for each of HOST_PIECES, alternated run by run."""
+    page-locked; the last two for each of HOST_PIECES, alternated run by run. Each variant's
+    warm-up sum must equal ``want``, the sum with the data on the device."""
     batch = type(distinct)
     coords = np.tile(distinct.coords, (reps,) + (1,) * (distinct.coords.ndim - 1))[:n]
     points = batch(coords, np.zeros(n, dtype=bool))
@@ -323,7 +324,8 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results) 
         times: dict[int, list[float]] = {count: [] for count in variants}
         clock = EventClock(gp.gpu)
         for count in variants:  # warm-up
-            run(count)
+            if not (g1_eq if group == "g1" else g2_eq)(run(count), want):
+                raise AssertionError(f"MSM {group} from host ({label}, {count} pieces) disagrees")
         for _ in range(runs):
             for count in variants:
                 times[count].append(clock.time(functools.partial(run, count))[1])
@@ -602,6 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--chunk-threads", type=int, help="msm.CHUNK_THREADS for this process")
     parser.add_argument(
+        "--min-upload-piece", type=int, help="msm.MIN_UPLOAD_PIECE (points) for this process"
+    )
+    parser.add_argument(
         "--sort-beside", default="", help="G1 sizes: an MSM with another sort beside it"
     )
     parser.add_argument("--sort-beside-g2", default="", help="G2 sizes, as --sort-beside's")
@@ -617,6 +622,7 @@ def main(argv: list[str] | None = None) -> int:
     BATCH_LANES, HOST_PIECES = args.batch_lanes, args.host_pieces
     msm.BATCH_MIN_RUN = args.batch_min_run
     msm.CHUNK_THREADS = args.chunk_threads or msm.CHUNK_THREADS
+    msm.MIN_UPLOAD_PIECE = args.min_upload_piece or msm.MIN_UPLOAD_PIECE
     msm_sort.SORT_BLOCK = args.sort_block or msm_sort.SORT_BLOCK
     msm.BATCH_MIN_LANES = dict(
         zip(("g1", "g2"), map(int, args.batch_min_lanes.split(",")), strict=True)
@@ -626,6 +632,7 @@ def main(argv: list[str] | None = None) -> int:
     env["batch_lanes"] = BATCH_LANES
     env["batch_min_run"], env["batch_min_lanes"] = msm.BATCH_MIN_RUN, msm.BATCH_MIN_LANES
     env["chunk_threads"] = msm.CHUNK_THREADS
+    env["min_upload_piece"] = msm.MIN_UPLOAD_PIECE
     env["sort_block"] = msm_sort.SORT_BLOCK
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []

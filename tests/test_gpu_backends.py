@@ -3,6 +3,7 @@ clearly, map CUDA failures to one-line errors; and the shared driver's device ar
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import ctypes
 import functools
@@ -371,7 +372,7 @@ def test_batch_lanes_count_their_scratch_only_in_passes_that_take_them(group):
     chunk, need = msm.plan_chunk(*args, whole[1] - 1, threads, 1, most, batch_threads)
     assert chunk == -(-n // 2)  # half the runs: half the lanes and their scratch
     half = msm._bucket_workspace(group, chunk, c, True, threads, False, most, batch_threads)
-    assert need == half + 32 * chunk
+    assert need == half + msm.merged_set_bytes(group, c, True) + 32 * chunk  # chunks merge
     assert msm.batch_lanes_for(group, chunk * windows, batch_threads, most) == most // 2
 
 
@@ -835,6 +836,53 @@ def test_an_msm_runs_the_threads_host_work_while_its_buckets_sum(name):
     with work.beside_device():
         plugin.cuzk_msm_g1(ctx, type(bases)(*few), ints_to_limbs(ks[:256], 4), None, "t")
     assert work.queued == 2 and small.result() == 1
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_a_streamed_msm_merges_its_pieces_buckets_and_reduces_once(name, group, monkeypatch):
+    """A key streamed in pieces (msm.upload_pieces 4, the piece floor lowered) adds each
+    pass's buckets into one set and reduces that once: three merges, one reduction, one row
+    of window sums for the host. The pieces are A, A, −A and −A with its last 8 points and
+    scalars new, so merged buckets meet as P + P, then mostly as P + (−P); 0, 1 and r − 1 are
+    among the scalars (the 0/1 split on). Σ kᵢ·logᵢ·G, as one pass gives."""
+    plugin = PLUGINS[name]
+    info = plugin.cuzk_backend_info()
+    if not info.available:
+        pytest.skip(f"{name} cannot run here: {info.reason}")
+    quarter = 1 << 10  # four pieces of a quarter
+    changes = {"backend": name, "msm.upload_pieces": 4, "msm.split_01": True}
+    streamed = BackendContext(
+        name, load_profile("h200", {**changes, "memory.key_storage": "stream"})
+    )
+    whole = BackendContext(name, load_profile("h200", {**changes, "memory.key_storage": "device"}))
+    rng = random.Random(f"merged:{group}")
+    a_logs = [rng.randrange(1, FR_MODULUS) for _ in range(quarter)]
+    a_ks = [0, 1, FR_MODULUS - 1] + [rng.randrange(FR_MODULUS) for _ in range(quarter - 3)]
+    minus_a = [FR_MODULUS - x for x in a_logs]
+    new_logs = [rng.randrange(1, FR_MODULUS) for _ in range(8)]
+    new_ks = [rng.randrange(FR_MODULUS) for _ in range(8)]
+    logs = a_logs + a_logs + minus_a + minus_a[:-8] + new_logs
+    ks = a_ks * 3 + a_ks[:-8] + new_ks
+    fixed, msm_hook, generator = {
+        "g1": (plugin.cuzk_fixed_base_g1, plugin.cuzk_msm_g1, G1_GENERATOR),
+        "g2": (plugin.cuzk_fixed_base_g2, plugin.cuzk_msm_g2, G2_GENERATOR),
+    }[group]
+    bases = fixed(whole, generator, ints_to_limbs(logs, 4))
+    expected = sum(k * x for k, x in zip(ks, logs, strict=True)) % FR_MODULUS
+    want = fixed(whole, generator, ints_to_limbs([expected], 4))
+    monkeypatch.setattr(msm, "MIN_UPLOAD_PIECE", quarter)
+    purpose = "a" if group == "g1" else "b_g2"
+    total = msm_hook(
+        streamed, plugin.cuzk_upload(streamed, bases, purpose), ints_to_limbs(ks, 4), None, "t"
+    )
+    assert np.array_equal(total.coords, want.coords) and not total.infinity.any()
+    counts = collections.Counter(span.name for span in streamed.timer.spans)
+    assert (counts["tail_msm"], counts["msm_merge"], counts["msm_reduce"]) == (4, 3, 1)
+    one = msm_hook(
+        whole, plugin.cuzk_upload(whole, bases, purpose), ints_to_limbs(ks, 4), None, "t"
+    )
+    assert one.equals(total)
 
 
 @pytest.mark.parametrize("name", PLUGINS)

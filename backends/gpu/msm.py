@@ -389,6 +389,11 @@ def _sort_bytes(n: int, windows: int, groups: int) -> int:
     return 8 * n * windows + 12 * groups
 
 
+def merged_set_bytes(group: Group, c: int, signed: bool) -> int:
+    """Device bytes of :class:`MergedPasses`' set of buckets for c-bit windows."""
+    return 4 * group.xyzz_words * window_count(c, signed) * bucket_count(c, signed)
+
+
 def _bucket_workspace(
     group: Group,
     n: int,
@@ -417,7 +422,7 @@ def _bucket_workspace(
     return _sort_bytes(n, windows, groups) + xyzz_bytes + batch + (64 << 20)
 
 
-def pippenger(
+def _pass_buckets(
     gpu: Gpu,
     group: Group,
     bases: DeviceArray,
@@ -426,19 +431,18 @@ def pippenger(
     c: int,
     signed: bool,
     timer: Timer,
-    wait: Callable[[], None] = lambda: None,
-    table_windows: int = 0,
-    batch_lanes: int = 0,
-    slot: SortSlot | None = None,
-    share: SortShare | None = None,
-) -> np.ndarray | None:
-    """Window sums (canonical XYZZ words, one row per window) of Σ scalarᵢ·baseᵢ; None if all
-    digits are zero. ``bases`` are device affine Montgomery words, ``scalars`` (n, 8) uint32;
-    ``wait`` returns once they are uploaded (called after the sort, which needs only scalars).
-    With ``table_windows`` not 0, ``bases`` is a window table of that many windows
-    (:func:`build_window_table`, c bits): each run of ``table_windows`` windows shares a set of
-    buckets, and a row is returned a set (one, the whole sum, when the table holds every
-    window).
+    wait: Callable[[], None],
+    table_windows: int,
+    batch_lanes: int,
+    slot: SortSlot | None,
+    share: SortShare | None,
+) -> DeviceArray | None:
+    """The bucket sums of a Pippenger pass over Σ scalarᵢ·baseᵢ on the device (XYZZ,
+    window-major), None if all digits are zero. ``bases`` are device affine Montgomery words,
+    ``scalars`` (n, 8) uint32; ``wait`` returns once they are uploaded (called after the sort,
+    which needs only scalars). With ``table_windows`` not 0, ``bases`` is a window table of
+    that many windows (:func:`build_window_table`, c bits): each run of ``table_windows``
+    windows shares a set of buckets (one set when the table holds every window).
     ``batch_lanes``: see :func:`batch_lanes_for`. With a ``slot``, the sort kept there for
     these scalars is taken instead of sorting, else this pass's sort is kept there. A
     ``share``'s queued sorts ahead start once this pass's sort has ended."""
@@ -464,12 +468,71 @@ def pippenger(
     with gpu.step(timer, "msm_buckets", entries=total, max_bucket=max_count):
         overlap = total >= HOST_WORK_MIN_ENTRIES
         groups = sets * per_window
-        buckets = _bucket_sums(
+        return _bucket_sums(
             gpu, group, bases, entries, offsets, groups, total, max_count, overlap, batch_lanes
         )
-        del entries, offsets
+
+
+def _reduced(
+    gpu: Gpu,
+    group: Group,
+    buckets: DeviceArray | None,
+    c: int,
+    signed: bool,
+    table_windows: int,
+    timer: Timer,
+) -> np.ndarray | None:
+    """The window sums of a pass's ``buckets`` (:func:`_pass_buckets`) as canonical XYZZ words,
+    downloaded: a row a window, or a row a set of a table's windows (one, the whole sum, when
+    the table holds every window); None for no buckets."""
+    if buckets is None:
+        return None
+    sets = bucket_sets(window_count(c, signed), table_windows)
     with gpu.step(timer, "msm_reduce"):
-        return _window_sums(gpu, group, buckets, sets, per_window).get()
+        return _window_sums(gpu, group, buckets, sets, bucket_count(c, signed)).get()
+
+
+class MergedPasses:
+    """A chunked MSM's passes merged on the device: each pass's buckets added into one set as
+    it ends (msm_add_into_*, one XYZZ addition a bucket), reduced once after the last, so the
+    MSM pays one bucket reduction and one windows' combination instead of one a chunk (each
+    about two additions a bucket plus fixed latency, bench/NOTES.md, round 44). Its 0/1
+    split's sums are downloaded after the reduction is queued."""
+
+    def __init__(self, gpu: Gpu, group: Group, c: int, signed: bool) -> None:
+        self.gpu, self.group, self.c, self.signed = gpu, group, c, signed
+        self.buckets: DeviceArray | None = None
+        self.ones: list[DeviceArray] = []
+
+    def add(self, buckets: DeviceArray | None, ones: DeviceArray | None, timer: Timer) -> None:
+        """Merge a pass's ``buckets`` (None: all its digits were zero) and keep its ``ones``."""
+        if ones is not None:
+            self.ones.append(ones)
+        if buckets is None:
+            return
+        if self.buckets is None:
+            self.buckets = buckets
+            return
+        with self.gpu.step(timer, "msm_merge"):
+            count = buckets.shape[0]
+            kernel = _kernel(self.gpu, f"msm_add_into_{self.group.name}")
+            self.gpu.launch(kernel, count, (self.buckets, buckets, _u32(count)), block=128)
+
+    def sums(self, timer: Timer) -> list[PassSums]:
+        """The merged passes as the host reads them: a row for each 0/1 split's sum, then the
+        window sums (absent when every digit was zero)."""
+        window_sums = None
+        if self.buckets is not None:
+            windows, per_window = (
+                window_count(self.c, self.signed),
+                bucket_count(self.c, self.signed),
+            )
+            with self.gpu.step(timer, "msm_reduce"):
+                window_sums = _window_sums(self.gpu, self.group, self.buckets, windows, per_window)
+        passes = [PassSums(row.get()[0], None, self.c, 0) for row in self.ones]
+        if window_sums is not None:
+            passes.append(PassSums(None, window_sums.get(), self.c, 0))
+        return passes
 
 
 MAX_TABLE_WINDOWS = 16
@@ -565,7 +628,8 @@ def plan_chunk(
         workspace = _bucket_workspace(
             group, k, c, signed, threads, False, batch_lanes, batch_threads
         )
-        return workspace + k * (32 + base_bytes)
+        merged = merged_set_bytes(group, c, signed) if k < n else 0  # beside a pass's own set
+        return workspace + merged + k * (32 + base_bytes)
 
     while chunk > 1 and need(chunk) > free:
         chunk = -(-chunk // 2)
@@ -707,8 +771,9 @@ def device_sums(
     share: SortShare | None = None,
     owner: object = None,
 ) -> list[PassSums]:
-    """The device's part of Σ scalarᵢ·baseᵢ, one :class:`PassSums` a pass, downloaded;
-    ``scalars`` are (n, 8) uint32 on the device.
+    """The device's part of Σ scalarᵢ·baseᵢ as :class:`PassSums`, downloaded: one for a single
+    pass, or for a chunked MSM its passes merged (:class:`MergedPasses`); ``scalars`` are (n, 8)
+    uint32 on the device.
 
     ``bases`` gives device chunks of the bases; ``streamed`` says each chunk is an upload, so
     two chunks' memory counts when the passes are sized, ``key_budget`` (device bytes, or
@@ -733,15 +798,22 @@ def device_sums(
             window_bits = share.width(owner, n, widths)
 
     def one_pass(
-        bases_chunk: BaseChunk, start: int, stop: int, c: int, tab: WindowTable | None
+        bases_chunk: BaseChunk,
+        start: int,
+        stop: int,
+        c: int,
+        tab: WindowTable | None,
+        merged: MergedPasses | None = None,
     ) -> None:
         slot = None
         if share is not None and owner is not None and bases_chunk.skip is None:
             key = SortKey(start, stop, c, signed, 0 if tab is None else tab.windows, split_01)
             slot = SortSlot(share, owner, key)
         piece = scalars[start:stop]
-        args = (c, signed, split_01, timer, tab, batch_lanes, slot, share)
-        passes.append(_msm_pass(gpu, group, bases_chunk, piece, *args))
+        args = (c, signed, split_01, timer, tab, batch_lanes, slot, share, merged)
+        sums = _msm_pass(gpu, group, bases_chunk, piece, *args)
+        if sums is not None:
+            passes.append(sums)
 
     passes: list[PassSums] = []
     reserved = 0 if share is None else share.reserved(owner)
@@ -766,11 +838,13 @@ def device_sums(
         reserved,
     )
 
+    merged = MergedPasses(gpu, group, c, signed) if chunk < n else None
+
     def compute(bases_chunk: BaseChunk, start: int, stop: int) -> None:
-        one_pass(bases_chunk, start, stop, c, None)
+        one_pass(bases_chunk, start, stop, c, None, merged)
 
     for_each_chunk(bases, n, chunk, compute)
-    return passes
+    return passes if merged is None else merged.sums(timer)
 
 
 AHEAD_FREE_SHARE = 4
@@ -877,10 +951,12 @@ def _msm_pass(
     batch_lanes: int = 0,
     slot: SortSlot | None = None,
     share: SortShare | None = None,
-) -> PassSums:
+    merged: MergedPasses | None = None,
+) -> PassSums | None:
     """One pass (a chunk of the bases, or all of them with their window table, whose bits
     ``c`` then is) on the device, its sort found or left in ``slot``, starting ``share``'s
-    queued sorts after its own; its sums downloaded."""
+    queued sorts after its own; its sums downloaded, or with ``merged`` its buckets and 0/1
+    split's sum left there (None returned)."""
     coords, skip, wait = bases_chunk
     n = scalars.shape[0]
     windows = 0 if table is None else table.windows
@@ -894,20 +970,13 @@ def _msm_pass(
         span = timer.span("tail_msm", window_bits=c, table=windows)
     else:
         span = timer.span("pippenger", window_bits=c, n=n, table=windows)
+    rows = coords if table is None else table.rows
+    args = (c, signed, timer, wait, windows, batch_lanes, slot, share)
     with span:
-        sums = pippenger(
-            gpu,
-            group,
-            coords if table is None else table.rows,
-            scalars,
-            skip,
-            c,
-            signed,
-            timer,
-            wait,
-            table_windows=windows,
-            batch_lanes=batch_lanes,
-            slot=slot,
-            share=share,
-        )
+        buckets = _pass_buckets(gpu, group, rows, scalars, skip, *args)
+        if merged is None:
+            sums = _reduced(gpu, group, buckets, c, signed, windows, timer)
+    if merged is not None:
+        merged.add(buckets, ones, timer)
+        return None
     return PassSums(None if ones is None else ones.get()[0], sums, c, windows)

@@ -109,6 +109,8 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
     skip_out[i] = (one || skipped) ? 1 : 0;
 }
 
+// Per group: the bucket-sum passes, msm_add_into_* (acc[i] += more[i], merging a chunked MSM's
+// passes into one set of buckets), the reduction's steps, the canonical form and the tables.
 #define CUZK_MSM_KERNELS(G, F)                                                                  \
     extern "C" __global__ void msm_sum_affine_##G(                                              \
         const affine_t<F>* bases, const uint32_t* entries, const uint32_t* group_offsets,      \
@@ -143,6 +145,14 @@ extern "C" __global__ void msm_mark_ones(const uint32_t* scalars, const uint8_t*
         uint32_t groups, uint32_t range_len, uint32_t ranges, xyzz_t<F>* out) {                 \
         range_carry_at<F>(global_thread(), partials, group_offsets, slots, groups, range_len,   \
                           ranges, out);                                                         \
+    }                                                                                           \
+    extern "C" __global__ void msm_add_into_##G(xyzz_t<F>* acc, const xyzz_t<F>* more,           \
+                                                uint32_t count) {                               \
+        const uint64_t i = global_thread();                                                     \
+        if (i >= count) return;                                                                 \
+        xyzz_t<F> sum = load_vec(acc + i);                                                      \
+        sum.accumulate(load_vec(more + i));                                                     \
+        store_vec(acc + i, sum);                                                                \
     }                                                                                           \
     extern "C" __global__ void msm_group_sums_##G(const xyzz_t<F>* points,                      \
                                                   const uint32_t* offsets, uint32_t groups,     \

@@ -1,5 +1,6 @@
 """Checks of the memory hooks: host buffers, pinning, uploads under every key storage and
-pinning strategy (streamed in chunks too), window tables for resident bases, and release.
+pinning strategy (streamed in chunks too, their merged buckets at every edge), window tables
+for resident bases, and release.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import numpy as np
 
 from cuzk_core.conformance.inputs import (
     GROUPS,
+    POINT_KINDS,
     SCALAR_KINDS,
+    R,
     edge_points,
     random_points,
     random_scalars,
@@ -111,6 +114,48 @@ def _upload(
         backend.unpin(pinned)
 
 
+def _merged_chunks(checked: Subject, rng: random.Random) -> None:
+    """A key streamed in chunks of 5 G1 / 2 G2 points (STREAM_BUDGET_KIB), whose passes merge
+    their buckets into one set (GPU): every point kind, and "halves" (P then −P: equal chunks'
+    buckets meet, then opposite ones), with one scalar repeated, mixed scalars, zeros and ones,
+    under both digit encodings and the 0/1 split, at two window widths."""
+    changes = {
+        "memory.key_storage": "stream",
+        **_memory("pool"),
+        "memory.device_budget_kib": STREAM_BUDGET_KIB,
+    }
+    variants: tuple[dict[str, Any], ...] = (
+        {},
+        {"msm.signed_digits": False},
+        {"msm.split_01": True},
+    )
+    for group, purpose in (("g1", "a"), ("g2", "b_g2")):
+        n = 20 if group == "g1" else 8  # four chunks
+        p = random_points(group, rng, 1)[0]
+        minus_p = GROUPS[group][0].neg_affine(p)
+        point_sets = {kind: edge_points(group, kind, rng, n) for kind in POINT_KINDS}
+        point_sets["halves"] = [p] * (n // 2) + [minus_p] * (n // 2)
+        scalar_sets = {
+            "one repeated": [rng.randrange(R)] * n,
+            "mixed": SCALAR_KINDS["mixed"](rng, n),
+            "zeros": [0] * n,
+            "ones": [1] * n,
+        }
+        for kind, points in point_sets.items():
+            bases = GROUPS[group][2].from_points(points)
+            for name, scalars in scalar_sets.items():
+                want = expected_msm(checked, group, points, scalars)
+                limbs = ints_to_limbs(scalars)
+                for variant in variants:
+                    backend = checked.backend(**changes, **variant)
+                    handle = backend.upload(bases, purpose)
+                    for window_bits in (None, 4):
+                        got = msm_of(backend, group, handle, limbs, window_bits)
+                        what = f"{group} {kind} points, {name} scalars, window_bits={window_bits}"
+                        same_point(got, want, f"{what}{profile_changes(variant)}")
+                    backend.release(handle)
+
+
 def _window_tables(bits: int, pinning: str, checked: Subject, rng: random.Random) -> None:
     """Resident bases with window tables (``msm.table_bits.*``): MSMs over them give the
     reference's sums for every scalar kind and edge point, with signed and unsigned digits and
@@ -171,6 +216,7 @@ def checks() -> Iterator[Check]:
             run = partial(_upload, storage, pinning, budget_kib=STREAM_BUDGET_KIB)
             case = f"key_storage={storage},pinning={pinning},device_budget_kib={STREAM_BUDGET_KIB}"
             yield Check("cuzk_upload", case, run)
+    yield Check("cuzk_upload", "merged-chunks-edges", _merged_chunks)
     for bits, pinning in ((16, "none"), (16, "pool"), (20, "pool")):
         run = partial(_window_tables, bits, pinning)
         yield Check("cuzk_upload", f"key_storage=device,table_bits={bits},pinning={pinning}", run)
