@@ -139,9 +139,11 @@ HOST_WORK_MIN_ENTRIES = 1 << 20
 """Bucket entries from which an MSM runs the thread's queued host work beside its bucket sums:
 ~0.5 ms of device work on the H200, so a step (0.3–0.7 ms) mostly fits."""
 
-# The fewest points in one of an upload's pieces (``msm.upload_pieces``): below this a piece's
-# exposed upload (~8 ms for G1 on PCIe 5) costs less than the extra pass's bucket reduction
-# and windows' combination (~4 ms each).
+# The fewest points in one of an upload's pieces (``msm.upload_pieces``). Pieces merge their
+# buckets (MergedPasses), yet smaller passes lose: under 3·2^22 points they take 16-bit
+# windows, and by the lanes rule (BATCH_MIN_LANES) the XYZZ pass. G1 2^24 from page-locked
+# memory on an H100: 143 ms in one piece, 150–151 in pieces of 2^22 or 2^21 (bench/NOTES.md,
+# round 44).
 MIN_UPLOAD_PIECE = 1 << 22
 
 
