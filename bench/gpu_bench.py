@@ -270,6 +270,8 @@ def _fold(scalars: np.ndarray, distinct: int) -> np.ndarray:
 
 HOST_PIECES = "1,2,4"
 """The streamed MSM's ``msm.upload_pieces`` variants, set by --host-pieces."""
+HOST_WINDOW_BITS: int | None = None
+"""The streamed MSM's window bits (None: by size, as a proof's), set by --host-window-bits."""
 
 
 def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results, want) -> None:
@@ -311,7 +313,7 @@ def _bench_from_host(gp, group, distinct, reps, n, scalars_host, runs, results, 
                 streamed,
                 True,
                 scalars,
-                None,
+                HOST_WINDOW_BITS,
                 True,
                 False,
                 timer,
@@ -554,7 +556,7 @@ def apply_defines(gp: Any, defines: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the selected benchmarks and write one JSON file."""
-    global BATCH_LANES, HOST_PIECES
+    global BATCH_LANES, HOST_PIECES, HOST_WINDOW_BITS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--backend", default="cupy", help="the GPU backend measured")
@@ -566,6 +568,9 @@ def main(argv: list[str] | None = None) -> int:
         "--host-pieces",
         default=HOST_PIECES,
         help="msm.upload_pieces variants timed from host, comma-separated",
+    )
+    parser.add_argument(
+        "--host-window-bits", type=int, help="window bits of the MSMs from host (default: by size)"
     )
     parser.add_argument("--ntt", default="20,24,26")
     parser.add_argument(
@@ -620,6 +625,7 @@ def main(argv: list[str] | None = None) -> int:
     gp = gpu_plugin(args.backend)
     apply_defines(gp, args.define)
     BATCH_LANES, HOST_PIECES = args.batch_lanes, args.host_pieces
+    HOST_WINDOW_BITS = args.host_window_bits
     msm.BATCH_MIN_RUN = args.batch_min_run
     msm.CHUNK_THREADS = args.chunk_threads or msm.CHUNK_THREADS
     msm.MIN_UPLOAD_PIECE = args.min_upload_piece or msm.MIN_UPLOAD_PIECE
@@ -633,6 +639,7 @@ def main(argv: list[str] | None = None) -> int:
     env["batch_min_run"], env["batch_min_lanes"] = msm.BATCH_MIN_RUN, msm.BATCH_MIN_LANES
     env["chunk_threads"] = msm.CHUNK_THREADS
     env["min_upload_piece"] = msm.MIN_UPLOAD_PIECE
+    env["host_window_bits"] = HOST_WINDOW_BITS
     env["sort_block"] = msm_sort.SORT_BLOCK
     print(json.dumps(env), flush=True)
     results: list[dict[str, Any]] = []
