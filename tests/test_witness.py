@@ -125,6 +125,46 @@ def test_the_cache_is_reused_stale_files_and_corrupt_files_are_rebuilt(cpu, caps
     assert store.load(path, digest)[0].num_aux == rebuilt.program.num_aux
 
 
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_a_saved_program_finds_its_parts_and_heads_once_before_its_check(
+    cpu, monkeypatch, use_cache
+):
+    """A program the cache will keep gets its parts and S-box heads before the check, whose
+    witness (a GPU's) reads them, and the save writes those: each found once. A program not
+    kept finds neither (a CPU witness does not read them)."""
+    from cuzk_core.witness import chains, parts
+
+    found = {"parts": 0, "heads": 0}
+
+    def counted(name, function):
+        def wrapper(*args, **kwargs):
+            found[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(parts, "independent_parts", counted("parts", parts.independent_parts))
+    monkeypatch.setattr(chains, "find_sbox_heads", counted("heads", chains.find_sbox_heads))
+    checked = []
+    check = compiled_module._check_program
+
+    def spy(backend, circuit, program, recording):
+        checked.append((program.parts is not None, program.sbox_heads is not None))
+        return check(backend, circuit, program, recording)
+
+    monkeypatch.setattr(compiled_module, "_check_program", spy)
+    circuit = PorepLite(challenges=2, depth=3)
+    compile_circuit(cpu, circuit, use_cache=use_cache)
+    assert checked == [(use_cache, use_cache)]
+    assert found == ({"parts": 1, "heads": 1} if use_cache else {"parts": 0, "heads": 0})
+    if use_cache:
+        stored, _ = store.load(compiled_path(shape_digest(circuit)), shape_digest(circuit))
+        assert stored.parts is not None and len(stored.parts) == len(stored.level_ops)
+        fresh = parts.independent_parts(len(stored.level_ops), parts.joining_pairs(stored))
+        assert np.array_equal(stored.parts, fresh)
+        assert np.array_equal(stored.sbox_heads, chains.find_sbox_heads(stored))
+
+
 def test_a_loaded_circuit_is_mapped_and_its_rows_are_the_proving_rows(cpu):
     circuit = PorepLite(challenges=2, depth=2)
     compile_circuit(cpu, circuit)

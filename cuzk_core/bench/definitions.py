@@ -325,7 +325,12 @@ class SynthBench:
         """Nothing was placed on the backend."""
 
 
-_COMPILE_STEPS = {"record": "record", "check_program": "check", "save_compiled": "save"}
+_COMPILE_STEPS = {
+    "record": "record",
+    "program_parts": "parts",
+    "check_program": "check",
+    "save_compiled": "save",
+}
 """The compile's spans (cuzk_core/witness/compiled.py) → their check-info names."""
 
 

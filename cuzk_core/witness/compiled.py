@@ -33,6 +33,8 @@ from cuzk_core.layout import ints_to_limbs
 from cuzk_core.r1cs import R1CSMatrices
 
 from . import store
+from .chains import program_sbox_heads
+from .parts import program_parts
 from .program import HINT, WitnessProgram
 from .record import Recording, RecordingConstraintSystem
 from .replay import replay, supplied_values_differ
@@ -133,7 +135,8 @@ def compile_circuit(
             return found, None
         if not why.endswith("not compiled yet"):
             print(f"cuzk: recompiling {circuit.name}: {why}", file=sys.stderr)
-    compiled, synthesized = _record(backend, circuit, digest or "uncached")
+    saved = use_cache and digest is not None
+    compiled, synthesized = _record(backend, circuit, digest or "uncached", saved)
     if compiled.program is not None:
         witness = synthesized.witness
         del synthesized  # its matrices are views of the proving rows, which may be replaced
@@ -171,10 +174,14 @@ def _remember(compiled: Compiled) -> None:
     _MEMORY[compiled.digest] = compiled
 
 
-def _record(backend: Backend, circuit: Any, digest: str) -> tuple[Compiled, Synthesized]:
+def _record(
+    backend: Backend, circuit: Any, digest: str, saved: bool
+) -> tuple[Compiled, Synthesized]:
     """Record one synthesis and check its program against it; a recording with copied calls
     whose check fails is made again without copies (which then says what is wrong, if
-    anything)."""
+    anything). A program to be ``saved`` gets its parts and S-box heads, which the file
+    stores, before the check: a GPU witness of the check needs them too, and they are found
+    once (~3 s a million ops on a 2-core VM, twice before round 44)."""
     timer = backend.ctx.timer
     replicate = backend.ctx.profile.synthesis.replicate_gadgets
     with timer.span("compile") as span:
@@ -188,6 +195,13 @@ def _record(backend: Backend, circuit: Any, digest: str) -> tuple[Compiled, Synt
             if recording.copies_differ is not None:
                 problem = recording.copies_differ
             elif program is not None:
+                if saved:
+                    with timer.span("program_parts"):
+                        program = attrs.evolve(
+                            program,
+                            parts=program_parts(program),
+                            sbox_heads=program_sbox_heads(program),
+                        )
                 with timer.span("check_program"):
                     problem, witness = _check_program(backend, circuit, program, recording)
             if problem is None:
