@@ -483,15 +483,15 @@ def _reduced(
     signed: bool,
     table_windows: int,
     timer: Timer,
-) -> np.ndarray | None:
-    """The window sums of a pass's ``buckets`` (:func:`_pass_buckets`) as canonical XYZZ words,
-    downloaded: a row a window, or a row a set of a table's windows (one, the whole sum, when
-    the table holds every window); None for no buckets."""
+) -> DeviceArray | None:
+    """The window sums of a pass's ``buckets`` (:func:`_pass_buckets`) as canonical XYZZ words
+    on the device: a row a window, or a row a set of a table's windows (one, the whole sum,
+    when the table holds every window); None for no buckets."""
     if buckets is None:
         return None
     sets = bucket_sets(window_count(c, signed), table_windows)
     with gpu.step(timer, "msm_reduce"):
-        return _window_sums(gpu, group, buckets, sets, bucket_count(c, signed)).get()
+        return _window_sums(gpu, group, buckets, sets, bucket_count(c, signed))
 
 
 class MergedPasses:
@@ -523,14 +523,7 @@ class MergedPasses:
     def sums(self, timer: Timer) -> list[PassSums]:
         """The merged passes as the host reads them: a row for each 0/1 split's sum, then the
         window sums (absent when every digit was zero)."""
-        window_sums = None
-        if self.buckets is not None:
-            windows, per_window = (
-                window_count(self.c, self.signed),
-                bucket_count(self.c, self.signed),
-            )
-            with self.gpu.step(timer, "msm_reduce"):
-                window_sums = _window_sums(self.gpu, self.group, self.buckets, windows, per_window)
+        window_sums = _reduced(self.gpu, self.group, self.buckets, self.c, self.signed, 0, timer)
         passes = [PassSums(row.get()[0], None, self.c, 0) for row in self.ones]
         if window_sums is not None:
             passes.append(PassSums(None, window_sums.get(), self.c, 0))
@@ -977,7 +970,8 @@ def _msm_pass(
     with span:
         buckets = _pass_buckets(gpu, group, rows, scalars, skip, *args)
         if merged is None:
-            sums = _reduced(gpu, group, buckets, c, signed, windows, timer)
+            reduced = _reduced(gpu, group, buckets, c, signed, windows, timer)
+            sums = None if reduced is None else reduced.get()
     if merged is not None:
         merged.add(buckets, ones, timer)
         return None
