@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import statistics
 import sys
@@ -92,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="passes over the cases, alternating")
     args = parser.parse_args(argv)
     import gpu_bench
+    import pipe_peak
 
     gp = gpu_bench.gpu_plugin("cupy")
     gpu = gp.gpu
@@ -143,13 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                 "per_sm_per_clock": rate / sms / (info["clock_mhz"] * 1e6),
             }
         )
-    env = {
-        "gpu": info["gpu"],
-        "multiprocessors": sms,
-        "clock_mhz": info["clock_mhz"],
-        "library": info["library"],
-        "python": platform.python_version(),
-    }
+    env = pipe_peak.environment(info)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(
         json.dumps({"environment": env, "checks": checks, "results": results}, indent=1)

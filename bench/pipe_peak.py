@@ -289,15 +289,10 @@ def main(argv: list[str] | None = None) -> int:
         results.append(_msm_phases(gp, log, args.runs, peak_madd))
     for bits in [int(x) for x in args.tables.split(",") if x]:
         results.append(_msm_phases(gp, max(logs), args.runs, peak_madd, bits))
-    env = {
-        "gpu": info["gpu"],
-        "multiprocessors": sms,
-        "clock_mhz": info["clock_mhz"],
-        "library": info["library"],
-        "python": platform.python_version(),
-    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"environment": env, "results": results}, indent=1))
+    Path(args.out).write_text(
+        json.dumps({"environment": environment(info), "results": results}, indent=1)
+    )
     print(f"{'operation':16s} {'regs':>4s} {'ms':>8s} {'G ops/s':>10s} {'/SM/clk':>8s}")
     for r in results:
         if "registers" in r:
@@ -313,6 +308,17 @@ def main(argv: list[str] | None = None) -> int:
                 f"madd {r['madd_share_of_peak']:.0%} of peak"
             )
     return 0
+
+
+def environment(info: dict[str, Any]) -> dict[str, Any]:
+    """The results' environment from the adapter's description ``info``."""
+    return {
+        "gpu": info["gpu"],
+        "multiprocessors": info["multiprocessors"],
+        "clock_mhz": info["clock_mhz"],
+        "library": info["library"],
+        "python": platform.python_version(),
+    }
 
 
 def _batch_affine(
