@@ -39,7 +39,6 @@ from cuzk_core.engine.jobs import (
     PathRefused,
     PhaseTimings,
     Ticket,
-    UnknownJob,
 )
 from cuzk_core.engine.keys import KeyKind, KeySpec, ResidentKey, load_key, read_verifying_key
 from cuzk_core.engine.proving import Prepared, prove_prepared, synthesize_job
@@ -373,10 +372,7 @@ class Engine:
 
     def get(self, job_id: str) -> JobRecord:
         """The job's current record, or :class:`JobError` when unknown."""
-        record = self.store.get(job_id)
-        if record is None:
-            raise UnknownJob(f"unknown job {job_id!r} (never submitted, or its result expired)")
-        return record
+        return self.store.known(job_id)
 
     def await_job(
         self, job_id: str, timeout_s: float | None = None, abandon: threading.Event | None = None

@@ -30,6 +30,7 @@ from cuzk_core.engine.jobs import (
     JobState,
     PhaseTimings,
     Priority,
+    UnknownJob,
 )
 from cuzk_core.errors import CuzkError
 from cuzk_core.fileio import write_bytes_atomic
@@ -222,6 +223,13 @@ class JobStore:
                 f"SELECT {_COLUMNS} FROM jobs WHERE job_id = ?", (job_id,)
             ).fetchone()
         return None if row is None else _record(row)
+
+    def known(self, job_id: str) -> JobRecord:
+        """The job, or :class:`UnknownJob` when unknown (or expired)."""
+        record = self.get(job_id)
+        if record is None:
+            raise UnknownJob(f"unknown job {job_id!r} (never submitted, or its result expired)")
+        return record
 
     def queued(self) -> list[tuple[JobRecord, int]]:
         """Every queued job with its seq, in submission order."""

@@ -36,7 +36,6 @@ from cuzk_core.engine import (
     QueueFull,
     Ticket,
     Tier,
-    UnknownJob,
     UnknownKey,
 )
 from cuzk_core.engine.engine import admit, retry_ticket
@@ -255,10 +254,7 @@ class FleetEngine:
 
     def get(self, job_id: str) -> JobRecord:
         """The job's current record, or :class:`UnknownJob`."""
-        record = self.store.get(job_id)
-        if record is None:
-            raise UnknownJob(f"unknown job {job_id!r} (never submitted, or its result expired)")
-        return record
+        return self.store.known(job_id)
 
     def await_job(
         self, job_id: str, timeout_s: float | None = None, abandon: threading.Event | None = None
