@@ -305,7 +305,7 @@ def test_store_idempotency_and_crash_recovery(tmp_path):
     assert reopened.recover(max_attempts=2) == []
     assert [r.job_id for r, _ in reopened.queued()] == [first.job_id, other.job_id]
     assert reopened.mark_running(first.job_id)  # second attempt
-    assert reopened.recover(max_attempts=2) == [first.job_id]
+    assert [r.job_id for r in reopened.recover(max_attempts=2)] == [first.job_id]
     failed = reopened.get(first.job_id)
     assert failed.state is JobState.FAILED and "2 times" in failed.error
     assert reopened.get(other.job_id).state is JobState.QUEUED

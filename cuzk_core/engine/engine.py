@@ -291,10 +291,8 @@ class Engine:
     def start(self) -> None:
         """Recover the store after a crash, preload the configured keys, start the stages and
         make the warm-up proofs; a warm-up that fails is a :class:`CuzkError` naming the key."""
-        for job_id in self.store.recover(self.config.max_attempts):
-            record = self.store.get(job_id)
-            if record is not None:
-                self.listener.job_finished(record)
+        for record in self.store.recover(self.config.max_attempts):
+            self.listener.job_finished(record)
         for record, seq in self.store.queued():
             job = QueuedJob.make(record.job_id, record.key_id, record.priority, seq)
             self.scheduler.push(job, force=True)

@@ -240,9 +240,9 @@ class JobStore:
             ).fetchall()
         return [(_record(row[:-1]), row[-1]) for row in rows]
 
-    def recover(self, max_attempts: int) -> list[str]:
+    def recover(self, max_attempts: int) -> list[JobRecord]:
         """After a crash: re-queue jobs left running, failing those started ``max_attempts``
-        times already; returns the ids of the failed ones."""
+        times already; returns the failed ones, for the listener."""
         reason = (
             f"the daemon stopped while proving this job {max_attempts} times; not retried again"
         )
@@ -263,7 +263,7 @@ class JobStore:
                 "UPDATE jobs SET state = ? WHERE state = ?",
                 (JobState.QUEUED.value, JobState.RUNNING.value),
             )
-        return failed
+        return [record for record in map(self.get, failed) if record is not None]
 
     def mark_running(self, job_id: str) -> bool:
         """Queued → running (one more attempt); False when it is no longer queued."""

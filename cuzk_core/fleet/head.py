@@ -146,10 +146,8 @@ class FleetEngine:
             self._owns_ray = True
         self._remote = ray.remote(ProvingWorker)
         shutil.rmtree(self.config.state_dir / WORKERS_FOLDER, ignore_errors=True)
-        for job_id in self.store.recover(self.config.max_attempts):
-            record = self.store.get(job_id)
-            if record is not None:
-                self.listener.job_finished(record)
+        for record in self.store.recover(self.config.max_attempts):
+            self.listener.job_finished(record)
         with self._lock:
             for record, seq in self.store.queued():
                 self.router.add(Pending.make(record.job_id, record.key_id, record.priority, seq))
