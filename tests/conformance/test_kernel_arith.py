@@ -48,6 +48,28 @@ def test_prime_field(harness, name, p):
 
 
 @pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
+def test_square_carries(harness, name, p):
+    """Squares (their own product and reduction) where the carries run longest: values whose
+    32-bit limbs are each 0, 1, 2^32 − 1 or random (the top limb dropped where that is not
+    below p)."""
+    rng = random.Random(p + 2)
+    n_words = 8 if name == "fr" else 12
+    limbs = (0, 1, 0xFFFFFFFF)
+    low_words = (1 << (32 * (n_words - 1))) - 1
+    values = []
+    for _ in range(300):
+        value = sum(
+            (rng.choice(limbs) if rng.random() < 0.8 else rng.getrandbits(32)) << (32 * k)
+            for k in range(n_words)
+        )
+        values.append(value if value < p else value & low_words)
+    values += [(1 << (32 * k)) - 1 for k in range(1, n_words + 1) if (1 << (32 * k)) - 1 < p]
+    rows = harness([f"{name} {a:x} 1" for a in values])
+    for a, row in zip(values, rows, strict=True):
+        assert row[4] == a * a % p, a
+
+
+@pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
 def test_lazy_reduction_stays_below_2p(harness, name, p):
     """The NTT's lazy operations: on x, y in [0, 2p) and a canonical c, x ± y and c·x·R^-1 come
     back in [0, 2p) and congruent mod p, and reduced() gives x mod p."""
