@@ -22,6 +22,8 @@ from cuzk_core.field.tower import fq2_inv, fq2_mul, fq2_neg, fq2_sqr, fq2_sub
 
 HARNESS = Path(__file__).with_name("kernel_arith_host.cpp")
 Q, R = FQ_MODULUS, FR_MODULUS
+WORDS = {"fr": 8, "fq": 12}
+"""32-bit limbs of each field's elements in the kernels (mont_t's N)."""
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,7 @@ def test_square_carries(harness, name, p):
     32-bit limbs are each 0, 1, 2^32 − 1 or random (the top limb dropped where that is not
     below p)."""
     rng = random.Random(p + 2)
-    n_words = 8 if name == "fr" else 12
+    n_words = WORDS[name]
     limbs = (0, 1, 0xFFFFFFFF)
     low_words = (1 << (32 * (n_words - 1))) - 1
     values = []
@@ -74,7 +76,7 @@ def test_lazy_reduction_stays_below_2p(harness, name, p):
     """The NTT's lazy operations: on x, y in [0, 2p) and a canonical c, x ± y and c·x·R^-1 come
     back in [0, 2p) and congruent mod p, and reduced() gives x mod p."""
     rng = random.Random(p + 1)
-    n_words = 8 if name == "fr" else 12
+    n_words = WORDS[name]
     r_inv = pow(1 << (32 * n_words), -1, p)
     lazy = [0, 1, p - 1, p, p + 1, 2 * p - 1] + [rng.randrange(2 * p) for _ in range(60)]
     canonical = list(edge_values(p)) + random_scalars(rng, 20, p)
@@ -94,7 +96,7 @@ def test_field_inverse(harness, name, p):
     and raw words X (the GCD's own input) at the edges that take it longest: 0, small values,
     p − small, powers of two and p − 2^k, 2^k − 1, random values of every length."""
     rng = random.Random(p + 2)
-    n_words = 8 if name == "fr" else 12
+    n_words = WORDS[name]
     r2 = pow(1 << (32 * n_words), 2, p)
     values = list(edge_values(p)) + random_scalars(rng, 60, p)
     rows = harness([f"inv {name} {x:x}" for x in values])
