@@ -177,24 +177,6 @@ struct mont_t {
         }
     }
 
-    // One Montgomery step: (even + odd·2^32 + m·p) / 2^32 back into even[0..N), m chosen so
-    // the low word vanishes. even is N + 1 words, odd N (the row's odd products, or zeros).
-    CUZK_HD static void reduce_row(uint32_t* even, uint32_t* odd) {
-        const uint32_t m = even[0] * Params::reduction_m0();
-        uint32_t p[N];
-#pragma unroll
-        for (int j = 0; j < N; j++) p[j] = Params::reduction_p(j);
-        mul_add_pairs(even, p, 0, m);
-        even[N] = addc(even[N], 0);
-        mul_add_pairs(odd, p, 1, m);
-        // The row's sum over 2^32 (even[0] is now 0): even[1..N] + odd, back into even.
-        even[0] = add_cc(even[1], odd[0]);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++) even[j] = addc_cc(even[j + 1], odd[j]);
-        even[N - 1] = addc(even[N], odd[N - 1]);
-        even[N] = 0;
-    }
-
     // Montgomery product a·b·R^-1 mod p: CIOS (interleaved multiply and reduce, a row per limb
     // of b) with each row's products split by the parity of the limb of a (or p), so that each
     // half is one carry chain of mad.lo/madc.hi pairs, which ptxas fuses into one
@@ -259,7 +241,11 @@ struct mont_t {
     CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) { return product(a, b, true); }
 
     // a² unreduced as 2N words t: the products a_i·a_j (i < j) once, doubled, plus the
-    // squares a_i², N(N + 1)/2 products where a·a takes N².
+    // squares a_i², N(N + 1)/2 products where a·a takes N². The products go by the parity of
+    // their word i + j: even ones to `even` (word k at k), odd ones to `odd` (word k at k − 1),
+    // so every run's low/high pairs start at an even index, as IMAD.WIDE's register pairs do
+    // (split by the parity of j instead, half the rows started at odd indices and ptxas moved
+    // every pair: 95 MOVs in an Fq square).
     CUZK_HD static void sqr_wide(const mont_t& a, uint32_t* t) {
         static_assert(N % 2 == 0, "the even/odd split needs an even number of limbs");
         uint32_t even[2 * N], odd[2 * N];
@@ -267,17 +253,19 @@ struct mont_t {
         for (int j = 0; j < 2 * N; j++) even[j] = odd[j] = 0;
 #pragma unroll
         for (int i = 0; i < N - 1; i++) {
-            const int je = (i + 2) & ~1, jo = (i + 1) | 1;  // the first even and odd j above i
-            if (je <= N - 2) {
-                mul_add_run(even + i + je, a.v, je, N - 2, a.v[i]);
-                even[i + N] = addc(even[i + N], 0);
+            const int last_same = (N - 1 - i) % 2 == 0 ? N - 1 : N - 2;  // j ≡ i, j ≤ N − 1
+            const int last_other = 2 * N - 3 - last_same;                  // j ≢ i
+            if (i + 2 <= last_same) {
+                mul_add_run(even + 2 * i + 2, a.v, i + 2, last_same, a.v[i]);
+                even[i + last_same + 2] = addc(even[i + last_same + 2], 0);
             }
-            mul_add_run(odd + i + jo, a.v, jo, N - 1, a.v[i]);
-            odd[i + N + 1] = addc(odd[i + N + 1], 0);
+            mul_add_run(odd + 2 * i, a.v, i + 1, last_other, a.v[i]);
+            odd[i + last_other + 1] = addc(odd[i + last_other + 1], 0);
         }
-        t[0] = add_cc(even[0], odd[0]);
+        t[0] = even[0];
+        t[1] = add_cc(even[1], odd[0]);
 #pragma unroll
-        for (int j = 1; j < 2 * N; j++) t[j] = addc_cc(even[j], odd[j]);
+        for (int j = 2; j < 2 * N; j++) t[j] = addc_cc(even[j], odd[j - 1]);
         t[0] = add_cc(t[0], t[0]);
 #pragma unroll
         for (int j = 1; j < 2 * N; j++) t[j] = addc_cc(t[j], t[j]);
@@ -294,24 +282,39 @@ struct mont_t {
 
     // Montgomery reduction t·R^-1 mod p of 2N words t < p·R: the low half reduced a word at a
     // time (acc = (t_lo + M·p)/R ≤ p), then the high half (< p) added; one final subtraction.
+    // Its rows keep product()'s even/odd halves and renaming (one add a row, no N-word merge).
     CUZK_HD static mont_t redc_wide(const uint32_t* t) {
-        uint32_t even[N + 1], odd[N];
+        uint32_t p[N], x[N], y[N], pending = 0;
 #pragma unroll
-        for (int j = 0; j < N; j++) even[j] = t[j];
-        even[N] = 0;
+        for (int j = 0; j < N; j++) {
+            p[j] = Params::reduction_p(j);
+            x[j] = t[j];
+            y[j] = 0;
+        }
 #pragma unroll
         for (int i = 0; i < N; i++) {
+            if (i > 0) x[0] = add_cc(x[0], pending);  // its carry goes to word 1, y[0]
+            const uint32_t m = x[0] * Params::reduction_m0();
+            mul_add_pairs(y, p, 1, m, i > 0);
+            mul_add_pairs(x, p, 0, m);
+            y[N - 1] = addc(y[N - 1], 0);
+            pending = x[1];
 #pragma unroll
-            for (int j = 0; j < N; j++) odd[j] = 0;
-            reduce_row(even, odd);
+            for (int k = 0; k < N; k++) {
+                const uint32_t next_y = k + 2 < N ? x[k + 2] : 0u;
+                x[k] = y[k];
+                y[k] = next_y;
+            }
         }
-        even[0] = add_cc(even[0], t[N]);
-#pragma unroll
-        for (int j = 1; j < N; j++) even[j] = addc_cc(even[j], t[N + j]);
-        final_sub(even);
         mont_t r;
+        r.v[0] = add_cc(x[0], pending);
 #pragma unroll
-        for (int i = 0; i < N; i++) r.v[i] = even[i];
+        for (int k = 1; k < N - 1; k++) r.v[k] = addc_cc(x[k], y[k - 1]);
+        r.v[N - 1] = addc(x[N - 1], 0);
+        r.v[0] = add_cc(r.v[0], t[N]);
+#pragma unroll
+        for (int j = 1; j < N; j++) r.v[j] = addc_cc(r.v[j], t[N + j]);
+        final_sub(r.v);
         return r;
     }
 
