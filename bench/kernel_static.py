@@ -9,6 +9,7 @@ no device time:
     python bench/kernel_static.py --variant "" --variant "XYZZ_PAIRS=1 ADD_PAIRS=1" \\
         --match 'sum_|reduce'
     python bench/kernel_static.py --sass --cuobjdump PATH --match batch_affine_g1 --out s.json
+    python bench/kernel_static.py --file ntt/ntt.cu --loops --match ntt_stages
 
 nvcc comes from PATH (the CUDA toolkit); cuobjdump, for ``--sass``, from PATH, ``--cuobjdump``,
 or PyPI's ``nvidia-cuda-cuobjdump`` wheel (``nvidia/cu13/bin/cuobjdump`` inside it).
@@ -103,6 +104,62 @@ def parse_sass(listing: str) -> dict[str, dict[str, int]]:
     return kernels
 
 
+_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
+_BRANCH_TARGET = re.compile(r"^\s+(0x[0-9a-f]+)")
+PIPE_UNITS = {"IMAD.WIDE": 4, "IMAD.HI": 4, "IMAD": 2}
+"""Multiply-pipe units a warp instruction costs, by opcode prefix, the first match counting
+(round 47's model, bench/NOTES.md); a loop's model time is its units + MODEL_ISSUE_SHARE a
+instruction."""
+MODEL_ISSUE_SHARE = 0.2
+
+
+def parse_loops(listing: str) -> dict[str, list[dict[str, Any]]]:
+    """Per kernel of a ``cuobjdump -sass`` listing, each loop (a backward branch and the
+    instructions from its target to it): instructions, multiplies by kind, multiply-pipe units
+    and the model (PIPE_UNITS, MODEL_ISSUE_SHARE). Nested loops are listed each whole."""
+    loops: dict[str, list[dict[str, Any]]] = {}
+    starts = list(_FUNCTION.finditer(listing))
+    for i, start in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(listing)
+        lines = [
+            (int(a, 16), op, rest)
+            for a, op, rest in _LINE.findall(listing, start.end(), end)
+            if op != "NOP"
+        ]
+        index = {address: k for k, (address, _, _) in enumerate(lines)}
+        found = []
+        for k, (address, op, rest) in enumerate(lines):
+            target = _BRANCH_TARGET.match(rest) if op == "BRA" else None
+            if target is None or int(target.group(1), 16) not in index:
+                continue
+            first = index[int(target.group(1), 16)]
+            if first >= k:  # forward, or the branch to itself that ends a listing
+                continue
+            ops = [o for _, o, _ in lines[first : k + 1]]
+            units = sum(
+                next((u for prefix, u in PIPE_UNITS.items() if o.startswith(prefix)), 0)
+                for o in ops
+            )
+            found.append(
+                {
+                    "start": f"{lines[first][0]:#x}",
+                    "end": f"{address:#x}",
+                    "instructions": len(ops),
+                    "wide_multiplies": sum(o.startswith("IMAD.WIDE") for o in ops),
+                    "high_multiplies": sum(o.startswith("IMAD.HI") for o in ops),
+                    "other_multiplies": sum(
+                        o.startswith("IMAD") and not o.startswith(("IMAD.WIDE", "IMAD.HI"))
+                        for o in ops
+                    ),
+                    "local_accesses": sum(o.startswith(("LDL", "STL")) for o in ops),
+                    "pipe_units": units,
+                    "model": round(units + MODEL_ISSUE_SHARE * len(ops), 1),
+                }
+            )
+        loops[start.group(1)] = found
+    return loops
+
+
 def find_cuobjdump(given: str | None) -> str:
     """The cuobjdump to run: ``given``, else PATH's; exits with how to get one."""
     found = given or shutil.which("cuobjdump")
@@ -115,9 +172,10 @@ def find_cuobjdump(given: str | None) -> str:
 
 
 def build(
-    name: str, defines: dict[str, int], arch: str, sass_tool: str | None
-) -> dict[str, dict[str, int]]:
-    """Every kernel of ``name`` under ``defines``: ptxas figures, and SASS counts if asked."""
+    name: str, defines: dict[str, int], arch: str, sass_tool: str | None, loops: bool = False
+) -> dict[str, dict[str, Any]]:
+    """Every kernel of ``name`` under ``defines``: ptxas figures, and SASS counts (and each
+    loop's, with ``loops``) if asked."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         raise SystemExit("nvcc not on PATH: kernel_static.py needs the CUDA toolkit's compiler")
@@ -131,13 +189,16 @@ def build(
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
             raise SystemExit(f"{name} with {defines or 'no defines'}: nvcc failed: {first}")
-        kernels = parse_ptxas(done.stderr)
+        kernels: dict[str, dict[str, Any]] = dict(parse_ptxas(done.stderr))
         if sass_tool:
             listing = subprocess.run(
                 [sass_tool, "-sass", str(cubin)], capture_output=True, text=True, check=True
             ).stdout
             for kernel, counts in parse_sass(listing).items():
                 kernels.setdefault(kernel, {}).update(counts)
+            if loops:
+                for kernel, found in parse_loops(listing).items():
+                    kernels.setdefault(kernel, {})["loops"] = found
     return kernels
 
 
@@ -151,7 +212,7 @@ def _line(cmd: list[str], containing: str = "") -> str:
     return next((line for line in done.stdout.splitlines() if containing in line), "")
 
 
-def table(variants: list[str], results: list[dict[str, dict[str, int]]], match: str) -> str:
+def table(variants: list[str], results: list[dict[str, dict[str, Any]]], match: str) -> str:
     """One line per kernel matching ``match``: registers/spill stores (and instructions) per
     variant."""
     pattern = re.compile(match)
@@ -174,6 +235,23 @@ def table(variants: list[str], results: list[dict[str, dict[str, int]]], match: 
     return "\n".join(lines)
 
 
+def loop_lines(variants: list[str], results: list[dict[str, dict[str, Any]]], match: str) -> str:
+    """Each matching kernel's loops, a line each per variant: where, instructions, wide / high
+    / other multiplies, local accesses, pipe units and the model."""
+    pattern = re.compile(match)
+    lines = []
+    for variant, result in zip(variants, results, strict=True):
+        for kernel in sorted(k for k in result if pattern.search(k)):
+            for loop in result[kernel].get("loops", []):
+                lines.append(
+                    f"[{variant or 'none'}] {kernel} {loop['start']}-{loop['end']}: "
+                    f"{loop['instructions']}i {loop['wide_multiplies']}w "
+                    f"{loop['high_multiplies']}h {loop['other_multiplies']}m "
+                    f"{loop['local_accesses']}l pipe {loop['pipe_units']} model {loop['model']}"
+                )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build each variant, print the table, and write JSON if asked."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -186,14 +264,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arch", default="sm_90", help="nvcc's -arch (sm_90: the H200)")
     parser.add_argument("--match", default="", help="only kernels whose name matches this regex")
     parser.add_argument("--sass", action="store_true", help="also count SASS instructions")
+    parser.add_argument(
+        "--loops", action="store_true", help="also count each loop's SASS (implies --sass)"
+    )
     parser.add_argument("--cuobjdump", help="the cuobjdump to use for --sass")
     parser.add_argument("--out", type=Path, help="write every kernel's figures here as JSON")
     args = parser.parse_args(argv)
     variants = args.variant or [""]
     sets = [parse_defines(v) for v in variants]
-    sass_tool = find_cuobjdump(args.cuobjdump) if args.sass else None
-    results = [build(args.file, defines, args.arch, sass_tool) for defines in sets]
+    sass_tool = find_cuobjdump(args.cuobjdump) if args.sass or args.loops else None
+    results = [build(args.file, defines, args.arch, sass_tool, args.loops) for defines in sets]
     print(table(variants, results, args.match))
+    if args.loops:
+        print(loop_lines(variants, results, args.match))
     if args.out:
         record: dict[str, Any] = {
             "file": args.file,

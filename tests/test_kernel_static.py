@@ -83,6 +83,32 @@ def test_sass_counts_per_kernel_without_padding() -> None:
     }
 
 
+LOOP_SASS = """\
+\t\tFunction : looped
+        /*0000*/                   MOV R0, RZ ;
+        /*0010*/                   IMAD.WIDE.U32 R2, R5, R6, R2 ;
+        /*0020*/                   IMAD.HI.U32 R7, R5, R6, RZ ;
+        /*0030*/                   IMAD.MOV.U32 R8, RZ, RZ, R7 ;
+        /*0040*/                   STL [R1], R8 ;
+        /*0050*/               @P0 BRA 0x10 ;
+        /*0060*/                   BRA 0x80 ;
+        /*0070*/                   IADD3 R0, R0, 0x1, RZ ;
+        /*0080*/                   EXIT ;
+        /*0090*/                   BRA 0x90;
+        /*00a0*/                   NOP;
+"""
+
+
+def test_sass_loops_count_the_body_of_each_backward_branch() -> None:
+    (loop,) = kernel_static.parse_loops(LOOP_SASS)["looped"]  # not the forward branch, nor
+    # the branch to itself after EXIT
+    assert (loop["start"], loop["end"], loop["instructions"]) == ("0x10", "0x50", 5)
+    assert (loop["wide_multiplies"], loop["high_multiplies"], loop["other_multiplies"]) == (1, 1, 1)
+    assert loop["local_accesses"] == 1
+    assert loop["pipe_units"] == 4 + 4 + 2
+    assert loop["model"] == 10 + 5 * kernel_static.MODEL_ISSUE_SHARE
+
+
 @pytest.mark.parametrize("text", ["K", "1=2", "K=x"])
 def test_a_bad_define_is_one_line(text: str) -> None:
     with pytest.raises(SystemExit, match=r"expected NAME=INTEGER|not an integer"):
@@ -102,6 +128,16 @@ def test_a_real_build_reads_every_kernel(tmp_path: Path, capsys: pytest.CaptureF
     assert {"scan_add_u32", "max_u32"} <= kernels.keys()
     assert all(k["registers"] > 0 and k["spill_stores"] == 0 for k in kernels.values())
     assert "scan_add_u32" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(
+    shutil.which("nvcc") is None or shutil.which("cuobjdump") is None,
+    reason="no nvcc and cuobjdump (the CUDA toolkit) here",
+)
+def test_a_real_builds_loops_are_read(capsys: pytest.CaptureFixture) -> None:
+    assert kernel_static.main(["--file", "ntt/ntt.cu", "--loops", "--match", "ntt_stages"]) == 0
+    loops = [line for line in capsys.readouterr().out.splitlines() if "ntt_stages 0x" in line]
+    assert loops and all(" pipe " in line for line in loops)
 
 
 KERNEL_FILES = kernel_files()
