@@ -49,13 +49,15 @@ def test_prime_field(harness, name, p):
         assert row == [a * b % p, (a + b) % p, (a - b) % p, -a % p, a * a % p], (a, b)
 
 
-@pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
-def test_square_carries(harness, name, p):
-    """Squares (their own product and reduction) where the carries run longest: values whose
-    32-bit limbs are each 0, 1, 2^32 − 1 or random (the top limb dropped where that is not
-    below p)."""
-    rng = random.Random(p + 2)
-    n_words = WORDS[name]
+def with_limbs(limbs: int, p: int, n_words: int) -> int:
+    """The canonical value whose Montgomery form (the harness's ``parse``) has these limbs."""
+    return limbs * pow(1 << (32 * n_words), -1, p) % p
+
+
+def carry_values(rng: random.Random, p: int, n_words: int) -> list[int]:
+    """Canonical values whose Montgomery forms' 32-bit limbs are each 0, 1, 2^32 − 1 or random
+    (the top limb dropped where that is not below p), or are 2^(32k) − 1: where carries run
+    longest in the kernels, which see the Montgomery form."""
     limbs = (0, 1, 0xFFFFFFFF)
     low_words = (1 << (32 * (n_words - 1))) - 1
     values = []
@@ -66,6 +68,13 @@ def test_square_carries(harness, name, p):
         )
         values.append(value if value < p else value & low_words)
     values += [(1 << (32 * k)) - 1 for k in range(1, n_words + 1) if (1 << (32 * k)) - 1 < p]
+    return [with_limbs(v, p, n_words) for v in values]
+
+
+@pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
+def test_square_carries(harness, name, p):
+    """Squares (their own product and reduction) where the carries run longest."""
+    values = carry_values(random.Random(p + 2), p, WORDS[name])
     rows = harness([f"{name} {a:x} 1" for a in values])
     for a, row in zip(values, rows, strict=True):
         assert row[4] == a * a % p, a
