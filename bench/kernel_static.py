@@ -34,7 +34,8 @@ _ENTRY = re.compile(r"Compiling entry function '(\w+)'")
 _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"Used (\d+) registers")
 _FUNCTION = re.compile(r"^\s*Function : (\S+)\s*$", re.M)
-_INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+_INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
+"""A SASS instruction: its address, opcode and operands."""
 CLASSES = {
     "wide_multiplies": ("IMAD.WIDE",),
     "multiplies": ("IMAD",),
@@ -84,15 +85,28 @@ def parse_ptxas(log: str) -> dict[str, dict[str, int]]:
     return kernels
 
 
-def parse_sass(listing: str) -> dict[str, dict[str, int]]:
-    """Per kernel of a ``cuobjdump -sass`` listing, its instruction count and classes (the
-    kernel's callees, which cuobjdump lists inside it, included)."""
-    kernels: dict[str, dict[str, int]] = {}
+def _functions(listing: str) -> dict[str, list[tuple[int, str, str]]]:
+    """Each function of a ``cuobjdump -sass`` listing (its callees, which cuobjdump lists
+    inside it, included): its instructions as (address, opcode, operands), NOPs (the
+    listing's padding) left out."""
+    functions = {}
     starts = list(_FUNCTION.finditer(listing))
     for i, start in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(listing)
-        found = _INSTRUCTION.findall(listing, start.end(), end)
-        opcodes = Counter(op for op in found if op != "NOP")  # NOPs pad the listing's end
+        functions[start.group(1)] = [
+            (int(address, 16), op, operands)
+            for address, op, operands in _INSTRUCTION.findall(listing, start.end(), end)
+            if op != "NOP"
+        ]
+    return functions
+
+
+def parse_sass(listing: str) -> dict[str, dict[str, int]]:
+    """Per kernel of a ``cuobjdump -sass`` listing, its instruction count and classes (the
+    kernel's callees included)."""
+    kernels: dict[str, dict[str, int]] = {}
+    for name, instructions in _functions(listing).items():
+        opcodes = Counter(op for _, op, _ in instructions)
         counts = {"instructions": sum(opcodes.values())}
         for cls, prefixes in CLASSES.items():
             counts[cls] = sum(
@@ -100,11 +114,10 @@ def parse_sass(listing: str) -> dict[str, dict[str, int]]:
                 for op, n in opcodes.items()
                 if op.startswith(prefixes) and not (cls == "multiplies" and "WIDE" in op)
             )
-        kernels[start.group(1)] = counts
+        kernels[name] = counts
     return kernels
 
 
-_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
 _BRANCH_TARGET = re.compile(r"^\s+(0x[0-9a-f]+)")
 PIPE_UNITS = {"IMAD.WIDE": 4, "IMAD.HI": 4, "IMAD": 2}
 """Multiply-pipe units a warp instruction costs, by opcode prefix, the first match counting
@@ -118,14 +131,7 @@ def parse_loops(listing: str) -> dict[str, list[dict[str, Any]]]:
     instructions from its target to it): instructions, multiplies by kind, multiply-pipe units
     and the model (PIPE_UNITS, MODEL_ISSUE_SHARE). Nested loops are listed each whole."""
     loops: dict[str, list[dict[str, Any]]] = {}
-    starts = list(_FUNCTION.finditer(listing))
-    for i, start in enumerate(starts):
-        end = starts[i + 1].start() if i + 1 < len(starts) else len(listing)
-        lines = [
-            (int(a, 16), op, rest)
-            for a, op, rest in _LINE.findall(listing, start.end(), end)
-            if op != "NOP"
-        ]
+    for name, lines in _functions(listing).items():
         index = {address: k for k, (address, _, _) in enumerate(lines)}
         found = []
         for k, (address, op, rest) in enumerate(lines):
@@ -156,7 +162,7 @@ def parse_loops(listing: str) -> dict[str, list[dict[str, Any]]]:
                     "model": round(units + MODEL_ISSUE_SHARE * len(ops), 1),
                 }
             )
-        loops[start.group(1)] = found
+        loops[name] = found
     return loops
 
 
