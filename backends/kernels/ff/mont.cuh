@@ -177,6 +177,36 @@ struct mont_t {
         }
     }
 
+    // One Montgomery step on the halves x (words 0..N−1) and y (words 1..N), see product():
+    // m·p added so that word 0 vanishes, then the sum over 2^32 by renaming; returns the word
+    // that falls on word 0, for the next step (or merge_halves) to add. carry_in: the flag
+    // holds the carry of an add into x[0] just before, which y's chain takes.
+    CUZK_HD static uint32_t reduce_row(uint32_t* x, uint32_t* y, const uint32_t* p,
+                                       bool carry_in) {
+        const uint32_t m = x[0] * Params::reduction_m0();
+        mul_add_pairs(y, p, 1, m, carry_in);
+        mul_add_pairs(x, p, 0, m);
+        y[N - 1] = addc(y[N - 1], 0);
+        const uint32_t pending = x[1];
+#pragma unroll
+        for (int k = 0; k < N; k++) {
+            const uint32_t next_y = k + 2 < N ? x[k + 2] : 0u;
+            x[k] = y[k];
+            y[k] = next_y;
+        }
+        return pending;
+    }
+
+    // The halves after the last step as one value: x + y·2^32 + pending.
+    CUZK_HD static mont_t merge_halves(const uint32_t* x, const uint32_t* y, uint32_t pending) {
+        mont_t r;
+        r.v[0] = add_cc(x[0], pending);
+#pragma unroll
+        for (int k = 1; k < N - 1; k++) r.v[k] = addc_cc(x[k], y[k - 1]);
+        r.v[N - 1] = addc(x[N - 1], 0);
+        return r;
+    }
+
     // Montgomery product a·b·R^-1 mod p: CIOS (interleaved multiply and reduce, a row per limb
     // of b) with each row's products split by the parity of the limb of a (or p), so that each
     // half is one carry chain of mad.lo/madc.hi pairs, which ptxas fuses into one
@@ -216,24 +246,9 @@ struct mont_t {
                 mul_add_pairs(x, a.v, 0, bi);
                 y[N - 1] = addc(y[N - 1], 0);
             }
-            const uint32_t m = x[0] * Params::reduction_m0();
-            mul_add_pairs(y, p, 1, m);
-            mul_add_pairs(x, p, 0, m);
-            y[N - 1] = addc(y[N - 1], 0);
-            // Over 2^32 (x[0] is now 0): rename.
-            pending = x[1];
-#pragma unroll
-            for (int k = 0; k < N; k++) {
-                const uint32_t next_y = k + 2 < N ? x[k + 2] : 0u;
-                x[k] = y[k];
-                y[k] = next_y;
-            }
+            pending = reduce_row(x, y, p, false);
         }
-        mont_t r;
-        r.v[0] = add_cc(x[0], pending);
-#pragma unroll
-        for (int k = 1; k < N - 1; k++) r.v[k] = addc_cc(x[k], y[k - 1]);
-        r.v[N - 1] = addc(x[N - 1], 0);
+        mont_t r = merge_halves(x, y, pending);
         if (reduce) final_sub(r.v);
         return r;
     }
@@ -282,7 +297,7 @@ struct mont_t {
 
     // Montgomery reduction t·R^-1 mod p of 2N words t < p·R: the low half reduced a word at a
     // time (acc = (t_lo + M·p)/R ≤ p), then the high half (< p) added; one final subtraction.
-    // Its rows keep product()'s even/odd halves and renaming (one add a row, no N-word merge).
+    // Its rows are product()'s (reduce_row: one add a row, no N-word merge).
     CUZK_HD static mont_t redc_wide(const uint32_t* t) {
         uint32_t p[N], x[N], y[N], pending = 0;
 #pragma unroll
@@ -294,23 +309,9 @@ struct mont_t {
 #pragma unroll
         for (int i = 0; i < N; i++) {
             if (i > 0) x[0] = add_cc(x[0], pending);  // its carry goes to word 1, y[0]
-            const uint32_t m = x[0] * Params::reduction_m0();
-            mul_add_pairs(y, p, 1, m, i > 0);
-            mul_add_pairs(x, p, 0, m);
-            y[N - 1] = addc(y[N - 1], 0);
-            pending = x[1];
-#pragma unroll
-            for (int k = 0; k < N; k++) {
-                const uint32_t next_y = k + 2 < N ? x[k + 2] : 0u;
-                x[k] = y[k];
-                y[k] = next_y;
-            }
+            pending = reduce_row(x, y, p, i > 0);
         }
-        mont_t r;
-        r.v[0] = add_cc(x[0], pending);
-#pragma unroll
-        for (int k = 1; k < N - 1; k++) r.v[k] = addc_cc(x[k], y[k - 1]);
-        r.v[N - 1] = addc(x[N - 1], 0);
+        mont_t r = merge_halves(x, y, pending);
         r.v[0] = add_cc(r.v[0], t[N]);
 #pragma unroll
         for (int j = 1; j < N; j++) r.v[j] = addc_cc(r.v[j], t[N + j]);
