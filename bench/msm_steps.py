@@ -102,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ncu", action="store_true", help="one profiled MSM a case, no timing")
     parser.add_argument("--chunk-threads", type=int, help="msm.CHUNK_THREADS for this process")
     parser.add_argument(
+        "--batch-lanes", type=int, default=0, help="the batch-affine first pass's lanes (0: none)"
+    )
+    parser.add_argument(
         "--define", action="append", default=[], help="kernel macro, [FILE:]K=V (FILE msm/msm.cu)"
     )
     args = parser.parse_args(argv)
@@ -109,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         parse_case(case)  # a bad case fails before any device work
     if args.chunk_threads:
         msm.CHUNK_THREADS = args.chunk_threads
+    gpu_bench.BATCH_LANES = args.batch_lanes
     try:
         gp = gpu_bench.gpu_plugin(args.backend)
     except GpuError as exc:
