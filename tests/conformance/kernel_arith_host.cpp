@@ -138,11 +138,13 @@ int main() {
             if (op == "fr") {
                 fr_t x = parse<fr_t>(a), y = parse<fr_t>(b);
                 std::cout << show(x * y) << " " << show(x + y) << " " << show(x - y) << " "
-                          << show(-x) << " " << show(x.sqr()) << "\n";
+                          << show(-x) << " " << show(x.sqr()) << " "
+                          << show(fr_t::karatsuba_call(x, y)) << "\n";
             } else {
                 fq_t x = parse<fq_t>(a), y = parse<fq_t>(b);
                 std::cout << show(x * y) << " " << show(x + y) << " " << show(x - y) << " "
-                          << show(-x) << " " << show(x.sqr()) << "\n";
+                          << show(-x) << " " << show(x.sqr()) << " "
+                          << show(fq_t::karatsuba_call(x, y)) << "\n";
             }
         } else if (op == "frlazy") {
             lazy_op<fr_t>(in);

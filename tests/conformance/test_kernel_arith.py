@@ -46,7 +46,8 @@ def test_prime_field(harness, name, p):
     pairs += [(rng.choice(values), rng.choice(values)) for _ in range(200)]
     rows = harness([f"{name} {a:x} {b:x}" for a, b in pairs])
     for (a, b), row in zip(pairs, rows, strict=True):
-        assert row == [a * b % p, (a + b) % p, (a - b) % p, -a % p, a * a % p], (a, b)
+        product = a * b % p  # by the inlined product (CIOS) and the curve one (Karatsuba)
+        assert row == [product, (a + b) % p, (a - b) % p, -a % p, a * a % p, product], (a, b)
 
 
 def with_limbs(limbs: int, p: int, n_words: int) -> int:
@@ -78,6 +79,50 @@ def test_square_carries(harness, name, p):
     rows = harness([f"{name} {a:x} 1" for a in values])
     for a, row in zip(values, rows, strict=True):
         assert row[4] == a * a % p, a
+
+
+CARRY_PAST_THE_MIDDLE = {
+    "fr": [
+        (
+            0xFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFF0000000000000000,
+            0x10000000000000000FFFFFFFFFFFFFFFF0000000000000000,
+        ),
+        (
+            0x10000000000000000FFFFFFFF00000000FFFFFFFF00000001,
+            0xFFFFFFFFFFFFFFFFFFFFFFFF0000000000000000FFFFFFFF00000000,
+        ),
+    ],
+    "fq": [
+        (
+            0xFFFFFFFFFFFFFFFFFFFFFFFF0000000000000000FFFFFFFF000000000000000000000000FFFFFFFF00000000,
+            0x1000000010000000100000000000000010000000000000001FFFFFFFFFFFFFFFF000000000000000181071CAE,
+        ),
+        (
+            0x100000001FFFFFFFF00000001FFFFFFFFFFFFFFFF06BA184CBE553EDF00000000FFFFFFFF0000000000000000,
+            0x100000000FFFFFFFFFFFFFFFF000000005226E7240000000000000000FFFFFFFF0000000100000000,
+        ),
+    ],
+}
+"""Montgomery forms' limbs whose Karatsuba middle term, added at word N/2, carries out of word
+3N/2 (found by a search over carry_values' patterns): the only inputs that need the curve formulas'
+product's last carry adds."""
+
+
+@pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
+def test_called_product_carries(harness, name, p):
+    """The curve formulas' product (Karatsuba: its half sums carry when both halves are large) where
+    the carries run longest, each value against another."""
+    rng = random.Random(p + 3)
+    values = carry_values(rng, p, WORDS[name])
+    n_words = WORDS[name]
+    pairs = [(a, rng.choice(values)) for a in values]
+    pairs += [
+        (with_limbs(a, p, n_words), with_limbs(b, p, n_words))
+        for a, b in CARRY_PAST_THE_MIDDLE[name]
+    ]
+    rows = harness([f"{name} {a:x} {b:x}" for a, b in pairs])
+    for (a, b), row in zip(pairs, rows, strict=True):
+        assert row[5] == a * b % p, (a, b)
 
 
 @pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])

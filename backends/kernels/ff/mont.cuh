@@ -253,6 +253,75 @@ struct mont_t {
         return r;
     }
 
+    // x·y for H-limb x, y as 2H words out: the schoolbook products split by the parity of
+    // their word i + j, as sqr_wide's, so every run's low/high pairs start at an even index.
+    template <int H>
+    CUZK_HD static void half_product(const uint32_t* x, const uint32_t* y, uint32_t* out) {
+        static_assert(H % 2 == 0, "the even/odd split needs an even number of limbs");
+        uint32_t even[2 * H], odd[2 * H];
+#pragma unroll
+        for (int j = 0; j < 2 * H; j++) even[j] = odd[j] = 0;
+#pragma unroll
+        for (int i = 0; i < H; i++) {
+            const int same = i & 1, other = 1 - same;  // the first j with i + j even, odd
+            const int last_same = H - 2 + same, last_other = H - 1 - same;
+            mul_add_run(even + i + same, x, same, last_same, y[i]);
+            if (i + last_same + 2 < 2 * H) {
+                even[i + last_same + 2] = addc(even[i + last_same + 2], 0);
+            }
+            mul_add_run(odd + i + other - 1, x, other, last_other, y[i]);
+            if (i + last_other + 1 < 2 * H) {
+                odd[i + last_other + 1] = addc(odd[i + last_other + 1], 0);
+            }
+        }
+        out[0] = even[0];
+        out[1] = add_cc(even[1], odd[0]);
+#pragma unroll
+        for (int j = 2; j < 2 * H; j++) out[j] = addc_cc(even[j], odd[j - 1]);
+    }
+
+    // a·b as 2N words t by one level of Karatsuba over N/2-limb halves: a0·b0, a1·b1 and
+    // (a0 + a1)(b0 + b1), 3N²/4 products where the schoolbook takes N².
+    CUZK_HD static void mul_wide(const mont_t& a, const mont_t& b, uint32_t* t) {
+        constexpr int H = N / 2;
+        uint32_t sa[H], sb[H], mid[N + 1];
+        sa[0] = add_cc(a.v[0], a.v[H]);
+#pragma unroll
+        for (int j = 1; j < H; j++) sa[j] = addc_cc(a.v[j], a.v[H + j]);
+        const uint32_t ca = 0u - addc(0, 0);  // all ones when a0 + a1 carries
+        sb[0] = add_cc(b.v[0], b.v[H]);
+#pragma unroll
+        for (int j = 1; j < H; j++) sb[j] = addc_cc(b.v[j], b.v[H + j]);
+        const uint32_t cb = 0u - addc(0, 0);
+        half_product<H>(a.v, b.v, t);
+        half_product<H>(a.v + H, b.v + H, t + N);
+        half_product<H>(sa, sb, mid);
+        // (a0 + a1)(b0 + b1) with the sums' carries: + 2^(32H)·(ca·sb + cb·sa) + ca·cb·2^(64H).
+        mid[H] = add_cc(mid[H], sb[0] & ca);
+#pragma unroll
+        for (int j = 1; j < H; j++) mid[H + j] = addc_cc(mid[H + j], sb[j] & ca);
+        mid[N] = addc(ca & cb & 1u, 0);
+        mid[H] = add_cc(mid[H], sa[0] & cb);
+#pragma unroll
+        for (int j = 1; j < H; j++) mid[H + j] = addc_cc(mid[H + j], sa[j] & cb);
+        mid[N] = addc(mid[N], 0);
+        // − a0·b0 − a1·b1: the middle term a0·b1 + a1·b0, below 2^(32N + 1).
+        mid[0] = sub_cc(mid[0], t[0]);
+#pragma unroll
+        for (int j = 1; j < N; j++) mid[j] = subc_cc(mid[j], t[j]);
+        mid[N] = subc(mid[N], 0);
+        mid[0] = sub_cc(mid[0], t[N]);
+#pragma unroll
+        for (int j = 1; j < N; j++) mid[j] = subc_cc(mid[j], t[N + j]);
+        mid[N] = subc(mid[N], 0);
+        // t += middle·2^(32H).
+        t[H] = add_cc(t[H], mid[0]);
+#pragma unroll
+        for (int j = 1; j <= N; j++) t[H + j] = addc_cc(t[H + j], mid[j]);
+#pragma unroll
+        for (int j = H + N + 1; j < 2 * N; j++) t[j] = addc_cc(t[j], 0);
+    }
+
     CUZK_HD friend mont_t operator*(const mont_t& a, const mont_t& b) { return product(a, b, true); }
 
     // a² unreduced as 2N words t: the products a_i·a_j (i < j) once, doubled, plus the
@@ -325,17 +394,31 @@ struct mont_t {
         return redc_wide(t);
     }
 
-    // The same product as a called (not inlined) function. Curve formulas use it (point_mul):
-    // with every product inlined, a mixed addition is thousands of instructions and the MSM loop
+    // The same product as a called (not inlined) function, for Fq2's three products: with
+    // every product inlined, a mixed addition is thousands of instructions and the MSM loop
     // stalls on instruction-cache misses (ncu, with the older product); with the even/odd
     // product inlined the bucket sums are still 5–10% slower than with calls (bench/NOTES.md).
     CUZK_HD_NOINLINE static mont_t mul_call(mont_t a, mont_t b) { return a * b; }
+
+    // The curve formulas' product over this field (point_mul), called for the same reason, by
+    // Karatsuba (mul_wide, then redc_wide: 3N²/4 + N² products where CIOS takes 2N²): with the
+    // halves split by word parity ptxas pairs every product (round 14's version, rows at odd
+    // offsets, lost 15%). G1 MSMs 1.1–1.7% faster on the H100 (round 50); under Fq2's products
+    // the G2 pass spills and was 2.6% slower, and inlined under the NTT's 64 registers it spills
+    // (pipe 2112 → 2288 a radix-4 step), so mul_call, operator* and mul_lazy stay CIOS.
+    CUZK_HD_NOINLINE static mont_t karatsuba_call(mont_t a, mont_t b) {
+        uint32_t t[2 * N];
+        mul_wide(a, b, t);
+        return redc_wide(t);
+    }
 
     // The square as a call, for the same reason: 222 products for Fq where a·a takes 288, and
     // the G1 MSMs 2–3% faster on the H200 (bench/NOTES.md, round 11).
     CUZK_HD_NOINLINE static mont_t sqr_call(mont_t a) { return a.sqr(); }
 
-    CUZK_HD static mont_t point_mul(const mont_t& a, const mont_t& b) { return mul_call(a, b); }
+    CUZK_HD static mont_t point_mul(const mont_t& a, const mont_t& b) {
+        return karatsuba_call(a, b);
+    }
 
     CUZK_HD static mont_t point_sqr(const mont_t& a) { return sqr_call(a); }
 
