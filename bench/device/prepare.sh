@@ -17,6 +17,8 @@
 # pycuda extras install for users and the machine lacks (without it the GPU MSMs' windows'
 # combination runs on Python's ints, ~2x slower: `pip download gmpy2 --only-binary=:all:
 # --no-deps --python-version 3.12 --platform manylinux2014_x86_64 -d DIR` here).
+# PREPARE_PYCUDA=0: no PyCUDA build, for a call that times CuPy alone (the build's ~2 min of
+# compiling beside the timings swung host-bound figures by up to 10%, round 50).
 shared=${1:?usage: source bench/device/prepare.sh SHARED [REF_TARBALL]}
 ref_tarball=${2:-}
 prepare_log=${PREPARE_LOG:-/tmp/prepare.log}
@@ -44,7 +46,7 @@ if [ -n "${PREPARE_WHEELS:-}" ]; then
         echo "prepare: installing $PREPARE_WHEELS's wheels failed (see $prepare_log)" >&2
 fi
 pycuda_build=
-if ! ls /tmp/site/pycuda/_driver*.so > /dev/null 2>&1; then
+if [ "${PREPARE_PYCUDA:-1}" != 0 ] && ! ls /tmp/site/pycuda/_driver*.so > /dev/null 2>&1; then
     bash "$shared/install_pycuda.sh" /tmp/site >> "$prepare_log" 2>&1 &
     pycuda_build=$!
 fi
