@@ -1,5 +1,6 @@
 """Kernels read without a GPU: registers and spills (ptxas) and SASS instruction mixes
-(cuobjdump) of every kernel of a CUDA file, for one or more define sets side by side.
+(cuobjdump) of every kernel of a CUDA file, for one or more define sets or checkouts side by
+side.
 
 The source is the one the GPU backends compile (``kernels.assemble``: every header inlined, the
 defines on top), built by nvcc for the H200's architecture. A register count decides how many
@@ -10,6 +11,12 @@ no device time:
         --match 'sum_|reduce'
     python bench/kernel_static.py --sass --cuobjdump PATH --match batch_affine_g1 --out s.json
     python bench/kernel_static.py --file ntt/ntt.cu --loops --match ntt_stages
+    python bench/kernel_static.py --tree . --tree ../branch --sass --match _g2
+
+``--tree`` builds another checkout's kernels (a branch's worktree) beside this one's. With
+``--sass`` a column's cell ends in ``=`` where the kernel's SASS (its callees included) is the
+first column's instruction for instruction: a change that should leave a kernel alone is
+checked without a GPU.
 
 nvcc comes from PATH (the CUDA toolkit); cuobjdump, for ``--sass``, from PATH, ``--cuobjdump``,
 or PyPI's ``nvidia-cuda-cuobjdump`` wheel (``nvidia/cu13/bin/cuobjdump`` inside it).
@@ -18,6 +25,7 @@ or PyPI's ``nvidia-cuda-cuobjdump`` wheel (``nvidia/cu13/bin/cuobjdump`` inside 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import shutil
 import subprocess
@@ -101,13 +109,17 @@ def _functions(listing: str) -> dict[str, list[tuple[int, str, str]]]:
     return functions
 
 
-def parse_sass(listing: str) -> dict[str, dict[str, int]]:
+def parse_sass(listing: str) -> dict[str, dict[str, Any]]:
     """Per kernel of a ``cuobjdump -sass`` listing, its instruction count and classes (the
-    kernel's callees included)."""
-    kernels: dict[str, dict[str, int]] = {}
+    kernel's callees included), and a digest of its instructions (equal SASS, equal digest)."""
+    kernels: dict[str, dict[str, Any]] = {}
     for name, instructions in _functions(listing).items():
         opcodes = Counter(op for _, op, _ in instructions)
-        counts = {"instructions": sum(opcodes.values())}
+        text = "\n".join(f"{op} {operands.strip()}" for _, op, operands in instructions)
+        counts: dict[str, Any] = {
+            "instructions": sum(opcodes.values()),
+            "sass_digest": hashlib.sha256(text.encode()).hexdigest()[:16],
+        }
         for cls, prefixes in CLASSES.items():
             counts[cls] = sum(
                 n
@@ -177,24 +189,39 @@ def find_cuobjdump(given: str | None) -> str:
     return found
 
 
+def kernels_of(tree: Path) -> Path:
+    """The kernel folder of a checkout (or the folder itself when given); exits when none."""
+    for root in (tree / "backends" / "kernels", tree):
+        if (root / "common.cuh").is_file():
+            return root
+    raise SystemExit(f"--tree {tree}: no backends/kernels/common.cuh there (not a cuzk checkout)")
+
+
 def build(
-    name: str, defines: dict[str, int], arch: str, sass_tool: str | None, loops: bool = False
+    name: str,
+    defines: dict[str, int],
+    arch: str,
+    sass_tool: str | None,
+    loops: bool = False,
+    root: Path | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Every kernel of ``name`` under ``defines``: ptxas figures, and SASS counts (and each
-    loop's, with ``loops``) if asked."""
+    """Every kernel of ``name`` under ``defines`` (from ``root``, a kernel folder, or the
+    installed kernels): ptxas figures, and SASS counts (and each loop's, with ``loops``) if
+    asked."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         raise SystemExit("nvcc not on PATH: kernel_static.py needs the CUDA toolkit's compiler")
     with tempfile.TemporaryDirectory() as tmp:
         source, cubin = Path(tmp) / "kernel.cu", Path(tmp) / "kernel.cubin"
-        source.write_text(assemble(name, defines))
+        source.write_text(assemble(name, defines, root))
         cmd = [nvcc, f"-arch={arch}", "-cubin", *COMPILE_OPTIONS, "-Xptxas", "-v"]
         done = subprocess.run(
             [*cmd, str(source), "-o", str(cubin)], capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["(no message)"])[0]
-            raise SystemExit(f"{name} with {defines or 'no defines'}: nvcc failed: {first}")
+            where = f" from {root}" if root else ""
+            raise SystemExit(f"{name}{where} with {defines or 'no defines'}: nvcc failed: {first}")
         kernels: dict[str, dict[str, Any]] = dict(parse_ptxas(done.stderr))
         if sass_tool:
             listing = subprocess.run(
@@ -219,8 +246,8 @@ def _line(cmd: list[str], containing: str = "") -> str:
 
 
 def table(variants: list[str], results: list[dict[str, dict[str, Any]]], match: str) -> str:
-    """One line per kernel matching ``match``: registers/spill stores (and instructions) per
-    variant."""
+    """One line per kernel matching ``match``: registers/spill stores (and instructions, ``=``
+    where the SASS is the first column's) per variant."""
     pattern = re.compile(match)
     names = sorted({k for r in results for k in r if pattern.search(k)})
     width = max([len(n) for n in names] + [6])
@@ -228,7 +255,8 @@ def table(variants: list[str], results: list[dict[str, dict[str, Any]]], match: 
     lines = [head]
     for kernel in names:
         cells = []
-        for result in results:
+        first = results[0].get(kernel, {}).get("sass_digest")
+        for column, result in enumerate(results):
             k = result.get(kernel)
             if k is None:
                 cells.append("-")
@@ -236,6 +264,8 @@ def table(variants: list[str], results: list[dict[str, dict[str, Any]]], match: 
             cell = f"{k['registers']}/{k['spill_stores']}"
             if "instructions" in k:
                 cell += f" {k['instructions']}i {k['wide_multiplies']}w"
+                if column > 0 and k.get("sass_digest") == first:
+                    cell += " ="
             cells.append(cell)
         lines.append(f"{kernel:{width}s}  " + "  ".join(cells))
     return "\n".join(lines)
@@ -267,6 +297,13 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help='a define set "K=V K=V" (repeat for an A/B; "" is the file as it is)',
     )
+    parser.add_argument(
+        "--tree",
+        action="append",
+        type=Path,
+        help="a checkout whose kernels to build (repeat for an A/B across branches; "
+        "default: the installed kernels)",
+    )
     parser.add_argument("--arch", default="sm_90", help="nvcc's -arch (sm_90: the H200)")
     parser.add_argument("--match", default="", help="only kernels whose name matches this regex")
     parser.add_argument("--sass", action="store_true", help="also count SASS instructions")
@@ -276,10 +313,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cuobjdump", help="the cuobjdump to use for --sass")
     parser.add_argument("--out", type=Path, help="write every kernel's figures here as JSON")
     args = parser.parse_args(argv)
-    variants = args.variant or [""]
-    sets = [parse_defines(v) for v in variants]
+    trees: list[Path | None] = list(args.tree) if args.tree else [None]
+    columns = [
+        (tree, kernels_of(tree) if tree else None, v)
+        for tree in trees
+        for v in args.variant or [""]
+    ]
+    variants = [f"{tree}{' ' + v if v else ''}" if tree else v for tree, _, v in columns]
+    sets = [parse_defines(v) for _, _, v in columns]
     sass_tool = find_cuobjdump(args.cuobjdump) if args.sass or args.loops else None
-    results = [build(args.file, defines, args.arch, sass_tool, args.loops) for defines in sets]
+    results = [
+        build(args.file, defines, args.arch, sass_tool, args.loops, root)
+        for (_, root, _), defines in zip(columns, sets, strict=True)
+    ]
     print(table(variants, results, args.match))
     if args.loops:
         print(loop_lines(variants, results, args.match))
@@ -289,7 +335,10 @@ def main(argv: list[str] | None = None) -> int:
             "arch": args.arch,
             "nvcc": _line(["nvcc", "--version"], "release"),
             "commit": _line(["git", "describe", "--always", "--dirty"]),
-            "variants": [{"defines": d, "kernels": r} for d, r in zip(sets, results, strict=True)],
+            "variants": [
+                {"tree": str(tree) if tree else None, "defines": d, "kernels": r}
+                for (tree, _, _), d, r in zip(columns, sets, results, strict=True)
+            ],
         }
         write_json_atomic(args.out, record)
     return 0

@@ -17,6 +17,8 @@ from cuzk_backend_gpu.kernels import kernel_files, kernel_root
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import kernel_static
 
+REPO = Path(__file__).resolve().parents[1]
+
 PTXAS = """\
 ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function 'wide' for 'sm_90'
@@ -75,12 +77,40 @@ def test_sass_counts_per_kernel_without_padding() -> None:
     assert wide["wide_multiplies"] == 2  # a predicated one too
     assert wide["multiplies"] == 1
     assert (wide["global_loads"], wide["global_stores"], wide["local_stores"]) == (1, 1, 0)
+    assert counts["twice"].pop("sass_digest") != wide["sass_digest"]
     assert counts["twice"] == {
         **dict.fromkeys(kernel_static.CLASSES, 0),
         "instructions": 2,
         "local_stores": 1,
         "moves": 1,
     }
+
+
+def test_equal_sass_has_equal_digests_wherever_it_sits() -> None:
+    # The same instructions at other addresses and under another name (a renamed callee, a
+    # kernel of another checkout) digest alike; one operand changed does not.
+    moved = SASS.replace("Function : wide", "Function : renamed").replace("/*00", "/*10")
+    changed = SASS.replace("IMAD R7, R5, UR6, RZ", "IMAD R7, R5, UR7, RZ")
+    digest = kernel_static.parse_sass(SASS)["wide"]["sass_digest"]
+    assert kernel_static.parse_sass(moved)["renamed"]["sass_digest"] == digest
+    assert kernel_static.parse_sass(changed)["wide"]["sass_digest"] != digest
+
+
+def test_the_table_marks_the_kernels_whose_sass_is_the_first_columns() -> None:
+    def kernel(digest: str) -> dict:
+        return {"registers": 64, "spill_stores": 0, "instructions": 9, "wide_multiplies": 2,
+                "sass_digest": digest}  # fmt: skip
+
+    results = [{"a": kernel("1"), "b": kernel("2")}, {"a": kernel("1"), "b": kernel("3")}]
+    lines = kernel_static.table(["main", "branch"], results, "").splitlines()
+    assert lines[1].endswith("64/0 9i 2w =") and lines[1].startswith("a ")
+    assert lines[2].endswith("64/0 9i 2w") and lines[2].startswith("b ")
+
+
+def test_a_tree_that_is_not_a_checkout_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match=r"--tree .*: no backends/kernels/common.cuh there"):
+        kernel_static.kernels_of(tmp_path)
+    assert kernel_static.kernels_of(REPO) == REPO / "backends" / "kernels"
 
 
 LOOP_SASS = """\
@@ -138,6 +168,20 @@ def test_a_real_builds_loops_are_read(capsys: pytest.CaptureFixture) -> None:
     assert kernel_static.main(["--file", "ntt/ntt.cu", "--loops", "--match", "ntt_stages"]) == 0
     loops = [line for line in capsys.readouterr().out.splitlines() if "ntt_stages 0x" in line]
     assert loops and all(" pipe " in line for line in loops)
+
+
+@pytest.mark.skipif(
+    shutil.which("nvcc") is None or shutil.which("cuobjdump") is None,
+    reason="no nvcc and cuobjdump (the CUDA toolkit) here",
+)
+def test_a_checkout_against_itself_is_the_same_sass(capsys: pytest.CaptureFixture) -> None:
+    tree = str(REPO)
+    assert (
+        kernel_static.main(["--file", "util/scan.cu", "--sass", "--tree", tree, "--tree", tree])
+        == 0
+    )
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert rows and all(row.endswith(" =") for row in rows)
 
 
 KERNEL_FILES = kernel_files()

@@ -61,9 +61,10 @@ def _inline(path: Path, root: Path, seen: set[Path], out: list[str]) -> None:
             out.append(line)
 
 
-def assemble(name: str, defines: dict[str, int] | None = None) -> str:
-    """The self-contained source of kernel file ``name`` (e.g. ``"msm/msm.cu"``)."""
-    root = kernel_root()
+def assemble(name: str, defines: dict[str, int] | None = None, root: Path | None = None) -> str:
+    """The self-contained source of kernel file ``name`` (e.g. ``"msm/msm.cu"``), from ``root``
+    (another checkout's kernel folder) or ``kernel_root()``."""
+    root = root or kernel_root()
     lines: list[str] = [f"#define {k} {v}" for k, v in sorted((defines or {}).items())]
     _inline(root / name, root, set(), lines)
     body = "\n".join(lines) + "\n"
