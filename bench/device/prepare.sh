@@ -33,7 +33,11 @@ _install_tree() { # SOURCE_DIR TARGET: the tree and its fast CPU plugin, not edi
 source "$tree/bench/device/use.sh"
 
 wait_pycuda() { # PyCUDA's build, if this call started one; its last line either way
-    [ -n "${pycuda_build:-}" ] && wait "$pycuda_build"
+    # In a pipeline (`wait_pycuda | tail`) the shell is a subshell, whose `wait` cannot wait for
+    # its parent's child (round 50: the conformance then ran without PyCUDA): poll instead.
+    if [ -n "${pycuda_build:-}" ] && ! wait "$pycuda_build" 2> /dev/null; then
+        while kill -0 "$pycuda_build" 2> /dev/null; do sleep 2; done
+    fi
     python3 -c "import sys; sys.path.insert(0, '/tmp/site'); import pycuda; print('pycuda', pycuda.VERSION_TEXT)" 2>&1 | tail -1
 }
 
