@@ -104,17 +104,17 @@ CARRY_PAST_THE_MIDDLE = {
     ],
 }
 """Montgomery forms' limbs whose Karatsuba middle term, added at word N/2, carries out of word
-3N/2 (found by a search over carry_values' patterns): the only inputs that need the curve formulas'
-product's last carry adds."""
+3N/2 (found by a search over carry_values' patterns): the only inputs that need
+karatsuba_call's last carry adds."""
 
 
 @pytest.mark.parametrize(("name", "p"), [("fr", R), ("fq", Q)])
-def test_called_product_carries(harness, name, p):
-    """The curve formulas' product (Karatsuba: its half sums carry when both halves are large) where
-    the carries run longest, each value against another."""
+def test_karatsuba_product_carries(harness, name, p):
+    """The curve formulas' product (karatsuba_call: its half sums carry when both halves are
+    large) where the carries run longest, each value against another."""
     rng = random.Random(p + 3)
-    values = carry_values(rng, p, WORDS[name])
     n_words = WORDS[name]
+    values = carry_values(rng, p, n_words)
     pairs = [(a, rng.choice(values)) for a in values]
     pairs += [
         (with_limbs(a, p, n_words), with_limbs(b, p, n_words))
